@@ -1,0 +1,44 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "SmartStack",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "SmartStack", targets: ["SmartStack"]),
+        .library(name: "SmartStackEvaluation", targets: ["SmartStackEvaluation"]),
+        .executable(name: "smartstack", targets: ["smartstack"]),
+        .executable(name: "smartstack-bench", targets: ["SmartStackBench"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Sources/CSQLite",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CZlib",
+            path: "Sources/CZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .target(name: "SmartStackSQLite", dependencies: ["CSQLite"]),
+        .target(
+            name: "SmartStack",
+            dependencies: ["SmartStackSQLite"],
+            linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
+        ),
+        .target(name: "SmartStackEvaluation", dependencies: ["SmartStack", "CZlib"]),
+        .target(name: "SmartStackCLI", dependencies: ["SmartStack", "SmartStackEvaluation"]),
+        .executableTarget(name: "smartstack", dependencies: ["SmartStackCLI"]),
+        .executableTarget(
+            name: "SmartStackBench",
+            dependencies: ["SmartStack", "SmartStackEvaluation", "SmartStackSQLite", "CSQLite"],
+            path: "Benchmarks/SmartStackBench"
+        ),
+        .testTarget(name: "SmartStackSQLiteTests", dependencies: ["SmartStackSQLite"]),
+        .testTarget(name: "SmartStackTests", dependencies: ["SmartStack"]),
+        .testTarget(name: "SmartStackEvaluationTests", dependencies: ["SmartStackEvaluation"]),
+        .testTarget(name: "SmartStackCLITests", dependencies: ["SmartStackCLI"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,194 @@
+/// Why a text is not an RFC 3339 time with an offset.
+public struct TimeFormatError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, e.g. `time has no UTC offset (add Z or +HH:MM)`.
+    public var message: String
+    /// Zero-based byte index inside the time text where the problem was found.
+    public var offset: Int
+
+    public var description: String { message }
+}
+
+extension EventTime {
+    /// Parses an RFC 3339 date-time with a UTC offset (`2013-03-27T08:05:00-04:00`,
+    /// `2013-03-27T12:05:00.25Z`). Up to 9 fractional digits; `t`/`z` may be lowercase.
+    ///
+    /// - Throws: ``TimeFormatError`` for a missing offset, an impossible date, or a malformed text.
+    public init(rfc3339 text: String) throws(TimeFormatError) {
+        let bytes = Array(text.utf8)
+        let result: Result<EventTime, TimeFormatError> = bytes.withUnsafeBufferPointer { buffer in
+            do throws(TimeFormatError) {
+                return .success(try EventTime(rfc3339Bytes: buffer))
+            } catch {
+                return .failure(error)
+            }
+        }
+        self = try result.get()
+    }
+
+    /// Parses an RFC 3339 date-time from UTF-8 bytes (the hot path of the JSONL reader).
+    ///
+    /// - Complexity: O(n) in the length of the text, no allocation on success.
+    public init(rfc3339Bytes b: UnsafeBufferPointer<UInt8>) throws(TimeFormatError) {
+        let n = b.count
+        func digit(_ i: Int) throws(TimeFormatError) -> Int64 {
+            guard i < n else { throw TimeFormatError(message: "time is truncated", offset: i) }
+            let c = b[i]
+            guard c >= 48, c <= 57 else {
+                throw TimeFormatError(message: "expected a digit in time, found '\(Character(Unicode.Scalar(c)))'", offset: i)
+            }
+            return Int64(c - 48)
+        }
+        func number(_ i: Int, _ count: Int) throws(TimeFormatError) -> Int64 {
+            var v: Int64 = 0
+            for k in 0..<count { v = v * 10 + (try digit(i + k)) }
+            return v
+        }
+        func expect(_ i: Int, _ c: UInt8, _ what: String) throws(TimeFormatError) {
+            guard i < n else { throw TimeFormatError(message: "time is truncated (expected \(what))", offset: i) }
+            guard b[i] == c else { throw TimeFormatError(message: "expected \(what) in time", offset: i) }
+        }
+        let year = try number(0, 4)
+        try expect(4, UInt8(ascii: "-"), "'-' after the year")
+        let month = try number(5, 2)
+        try expect(7, UInt8(ascii: "-"), "'-' after the month")
+        let day = try number(8, 2)
+        guard 10 < n else { throw TimeFormatError(message: "time has a date but no time of day", offset: 10) }
+        guard b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: "t") || b[10] == UInt8(ascii: " ") else {
+            throw TimeFormatError(message: "expected 'T' between date and time", offset: 10)
+        }
+        let hour = try number(11, 2)
+        try expect(13, UInt8(ascii: ":"), "':' after the hour")
+        let minute = try number(14, 2)
+        try expect(16, UInt8(ascii: ":"), "':' after the minutes")
+        let second = try number(17, 2)
+        var i = 19
+        var fraction: Int64 = 0
+        if i < n, b[i] == UInt8(ascii: ".") {
+            i += 1
+            var digits = 0
+            while i < n, b[i] >= 48, b[i] <= 57 {
+                digits += 1
+                guard digits <= 9 else {
+                    throw TimeFormatError(message: "more than 9 fractional digits in time", offset: i)
+                }
+                fraction = fraction * 10 + Int64(b[i] - 48)
+                i += 1
+            }
+            guard digits > 0 else { throw TimeFormatError(message: "expected digits after '.' in time", offset: i) }
+            for _ in digits..<9 { fraction *= 10 }
+        }
+        guard i < n else {
+            throw TimeFormatError(message: "time has no UTC offset (add Z or +HH:MM)", offset: i)
+        }
+        var offset: Int64 = 0
+        let sign = b[i]
+        if sign == UInt8(ascii: "Z") || sign == UInt8(ascii: "z") {
+            i += 1
+        } else if sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+            let oh = try number(i + 1, 2)
+            try expect(i + 3, UInt8(ascii: ":"), "':' in the UTC offset")
+            let om = try number(i + 4, 2)
+            guard oh <= 23, om <= 59 else {
+                throw TimeFormatError(message: "UTC offset out of range", offset: i)
+            }
+            offset = (oh * 3600 + om * 60) * (sign == UInt8(ascii: "-") ? -1 : 1)
+            i += 6
+        } else {
+            throw TimeFormatError(message: "expected Z or +HH:MM offset in time", offset: i)
+        }
+        guard i == n else { throw TimeFormatError(message: "unexpected characters after the time", offset: i) }
+        guard month >= 1, month <= 12 else { throw TimeFormatError(message: "month \(month) does not exist", offset: 5) }
+        let monthLength = Self.daysInMonth(year: year, month: month)
+        guard day >= 1, day <= monthLength else {
+            throw TimeFormatError(message: "day \(day) does not exist in \(year)-\(Self.pad2(month))", offset: 8)
+        }
+        guard hour <= 23 else { throw TimeFormatError(message: "hour \(hour) does not exist", offset: 11) }
+        guard minute <= 59 else { throw TimeFormatError(message: "minute \(minute) does not exist", offset: 14) }
+        guard second <= 59 else {
+            throw TimeFormatError(message: "second \(second) is not supported (no leap seconds)", offset: 17)
+        }
+        let days = Self.daysFromCivil(year: year, month: month, day: day)
+        let localSeconds = days * 86_400 + hour * 3600 + minute * 60 + second
+        let utcSeconds = localSeconds - offset
+        self.init(nanosecondsSinceEpoch: utcSeconds * 1_000_000_000 + fraction, utcOffsetSeconds: Int32(offset))
+    }
+
+    /// The canonical RFC 3339 text: local date-time in the event's offset, fractional seconds
+    /// only when non-zero (shortest exact digits), `Z` for a zero offset.
+    public var rfc3339: String {
+        var out = ""
+        out.reserveCapacity(35)
+        appendRFC3339(to: &out)
+        return out
+    }
+
+    /// Appends ``rfc3339`` to `out` without intermediate allocations.
+    public func appendRFC3339(to out: inout String) {
+        let local = localNanoseconds
+        let days = Self.floorDiv(local, 86_400_000_000_000)
+        let nanosOfDay = local - days * 86_400_000_000_000
+        let (y, m, d) = Self.civilFromDays(days)
+        let secondsOfDay = nanosOfDay / 1_000_000_000
+        var fraction = nanosOfDay % 1_000_000_000
+        out += Self.pad4(y); out += "-"; out += Self.pad2(m); out += "-"; out += Self.pad2(d)
+        out += "T"
+        out += Self.pad2(secondsOfDay / 3600); out += ":"
+        out += Self.pad2(secondsOfDay / 60 % 60); out += ":"
+        out += Self.pad2(secondsOfDay % 60)
+        if fraction != 0 {
+            var digits = 9
+            while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
+            var text = String(fraction)
+            while text.count < digits { text = "0" + text }
+            out += "."; out += text
+        }
+        if utcOffsetSeconds == 0 {
+            out += "Z"
+        } else {
+            let magnitude = Int64(abs(Int(utcOffsetSeconds)))
+            out += utcOffsetSeconds < 0 ? "-" : "+"
+            out += Self.pad2(magnitude / 3600); out += ":"; out += Self.pad2(magnitude / 60 % 60)
+        }
+    }
+
+    static func isLeapYear(_ y: Int64) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
+
+    static func daysInMonth(year: Int64, month: Int64) -> Int64 {
+        switch month {
+        case 2: return isLeapYear(year) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+    static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = floorDiv(y, 400)
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    /// The proleptic Gregorian date of a day number (inverse of ``daysFromCivil``).
+    static func civilFromDays(_ z0: Int64) -> (Int64, Int64, Int64) {
+        let z = z0 + 719_468
+        let era = floorDiv(z, 146_097)
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    static func pad2(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
+
+    static func pad4(_ v: Int64) -> String {
+        let s = String(v)
+        return s.count >= 4 ? s : String(repeating: "0", count: 4 - s.count) + s
+    }
+}

@@ -1,0 +1,2 @@
+import SmartStack
+import SmartStackEvaluation

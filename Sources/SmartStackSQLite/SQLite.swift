@@ -1,0 +1,2 @@
+// CONTRACT STUB — the store helper replaces this module with the real SQLite layer.
+import CSQLite
