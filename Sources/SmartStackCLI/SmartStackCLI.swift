@@ -1,2 +1,0 @@
-import SmartStack
-import SmartStackEvaluation
