@@ -35,7 +35,7 @@ public struct CommandFailure: Error, Sendable, Hashable, CustomStringConvertible
 }
 
 /// A `smartstack` subcommand. Parsing is pure (`init(arguments:)`), running does the work.
-public protocol SubcommandProtocol {
+public protocol SubcommandProtocol: Sendable {
     /// The subcommand's name, e.g. `ingest`.
     static var name: String { get }
     /// One line for the SUBCOMMANDS list.
