@@ -11,6 +11,7 @@ public struct TimeFormatError: Error, Sendable, Hashable, CustomStringConvertibl
 extension EventTime {
     /// Parses an RFC 3339 date-time with a UTC offset (`2013-03-27T08:05:00-04:00`,
     /// `2013-03-27T12:05:00.25Z`). Up to 9 fractional digits; `t`/`z` may be lowercase.
+    /// Years 1678...2261 (the range of nanoseconds since 1970 in an `Int64`).
     ///
     /// - Throws: ``TimeFormatError`` for a missing offset, an impossible date, or a malformed text.
     public init(rfc3339 text: String) throws(TimeFormatError) {
@@ -34,7 +35,7 @@ extension EventTime {
             guard i < n else { throw TimeFormatError(message: "time is truncated", offset: i) }
             let c = b[i]
             guard c >= 48, c <= 57 else {
-                throw TimeFormatError(message: "expected a digit in time, found '\(Character(Unicode.Scalar(c)))'", offset: i)
+                throw TimeFormatError(message: "expected a digit in time, found \(describeByte(c))", offset: i)
             }
             return Int64(c - 48)
         }
@@ -107,6 +108,12 @@ extension EventTime {
         guard second <= 59 else {
             throw TimeFormatError(message: "second \(second) is not supported (no leap seconds)", offset: 17)
         }
+        guard Self.supportedYears.contains(year) else {
+            // Nanoseconds since 1970 in an Int64 reach from 1677-09-21 to 2262-04-11.
+            throw TimeFormatError(
+                message: "year \(year) is outside the supported range \(Self.supportedYears.lowerBound)...\(Self.supportedYears.upperBound)",
+                offset: 0)
+        }
         let days = Self.daysFromCivil(year: year, month: month, day: day)
         let localSeconds = days * 86_400 + hour * 3600 + minute * 60 + second
         let utcSeconds = localSeconds - offset
@@ -150,6 +157,9 @@ extension EventTime {
             out += Self.pad2(magnitude / 3600); out += ":"; out += Self.pad2(magnitude / 60 % 60)
         }
     }
+
+    /// The years a parsed time may have (an instant in nanoseconds since 1970 must fit an `Int64`).
+    static let supportedYears: ClosedRange<Int64> = 1678...2261
 
     static func isLeapYear(_ y: Int64) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
 
