@@ -1,6 +1,412 @@
-// STUB — owned by the helper responsible for this benchmark.
+// smartstack-bench ingest [--events N] [--seed S] [--phases parse,e2e,append] [--repeat R]
+//
+// Issue 2's ingest figures, measured in one run on generated events:
+//   parse   JSONL parse alone (JSONLReader over a file)            target >= 1M lines/s
+//   e2e     JSONL -> EventStore, as `smartstack ingest` does it     target >= 300k events/s
+//   append  EventStore.append of parsed events vs raw SQLite        target ratio >= 0.5
+// Each phase can run alone (`--phases parse`), so one can be checked while another is unfinished.
+import CSQLite
 import Foundation
+import SmartStack
 
 func runIngestBenchmark(_ arguments: [String]) throws {
-    print("ingest benchmark: not written yet")
+    let options = try IngestBenchmarkOptions(arguments)
+    let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("smartstack-bench-ingest-\(getpid())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+
+    print("smartstack-bench ingest: \(options.events) events, seed \(options.seed), best of \(options.repeats) run(s) per phase")
+    var results: [BenchmarkFigure] = []
+
+    // Generate and write the JSONL file (not a target, reported for context).
+    var generator = EventGenerator(seed: options.seed)
+    var events: [Event] = []
+    events.reserveCapacity(options.events)
+    for _ in 0..<options.events { events.append(generator.next()) }
+    let jsonlPath = directory.appendingPathComponent("events.jsonl").path
+    let writeSeconds = try measure {
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(options.events * 160)
+        for event in events { JSONLWriter.append(event, to: &buffer) }
+        try Data(buffer).write(to: URL(fileURLWithPath: jsonlPath))
+    }
+    let fileSize = (try FileManager.default.attributesOfItem(atPath: jsonlPath)[.size] as? Int) ?? 0
+    print("wrote \(formatted(Double(fileSize) / 1_048_576, decimals: 1)) MiB of JSONL "
+        + "(\(formatted(Double(fileSize) / Double(max(1, options.events)), decimals: 0)) bytes/line) "
+        + "in \(formatted(writeSeconds, decimals: 2)) s")
+
+    if options.phases.contains("parse") {
+        var best = Double.infinity
+        for _ in 0..<options.repeats {
+            var count = 0
+            let seconds = try measure {
+                var reader = try JSONLReader(path: jsonlPath)
+                while let _ = try reader.next() { count += 1 }
+            }
+            guard count == events.count else {
+                throw BenchmarkFailure("parse read \(count) events, expected \(events.count)")
+            }
+            best = min(best, seconds)
+        }
+        report("JSONL parse", Double(events.count) / best, "lines/s")
+        results.append(BenchmarkFigure(name: "JSONL parse", value: Double(events.count) / best,
+                                       unit: "lines/s", target: 1_000_000, seconds: best))
+    }
+
+    if options.phases.contains("e2e") {
+        var best = Double.infinity
+        for run in 0..<options.repeats {
+            let path = directory.appendingPathComponent("e2e-\(run).sqlite").path
+            let seconds = try measure {
+                // What `smartstack ingest` does: read every line, then store the file in one append.
+                var reader = try JSONLReader(path: jsonlPath)
+                var parsed: [Event] = []
+                while let event = try reader.next() { parsed.append(event) }
+                let store = try EventStore(path: path)
+                let result = try store.append(parsed)
+                guard result.inserted == events.count else {
+                    throw BenchmarkFailure("end to end stored \(result.inserted) events, expected \(events.count)")
+                }
+            }
+            best = min(best, seconds)
+            removeDatabase(path)
+        }
+        report("JSONL -> store (end to end)", Double(events.count) / best, "events/s")
+        results.append(BenchmarkFigure(name: "JSONL -> store (end to end)", value: Double(events.count) / best,
+                                       unit: "events/s", target: 300_000, seconds: best))
+    }
+
+    if options.phases.contains("append") {
+        var bestStore = Double.infinity
+        var bestRaw = Double.infinity
+        for run in 0..<options.repeats {
+            let rawPath = directory.appendingPathComponent("raw-\(run).sqlite").path
+            let baseline = try RawSQLiteBaseline(path: rawPath)
+            let rawSeconds = try measure { try baseline.insert(events) }
+            bestRaw = min(bestRaw, rawSeconds)
+            baseline.close()
+            removeDatabase(rawPath)
+            report("raw SQLite baseline (run \(run + 1))", Double(events.count) / rawSeconds, "rows/s")
+
+            let storePath = directory.appendingPathComponent("append-\(run).sqlite").path
+            let storeSeconds = try { () throws -> Double in
+                let store = try EventStore(path: storePath)   // opening (schema creation) is not timed
+                return try measure {
+                    let result = try store.append(events)
+                    guard result.inserted == events.count else {
+                        throw BenchmarkFailure("store append stored \(result.inserted) events, expected \(events.count)")
+                    }
+                }
+            }()
+            bestStore = min(bestStore, storeSeconds)
+            removeDatabase(storePath)
+            report("store append (run \(run + 1))", Double(events.count) / storeSeconds, "events/s")
+        }
+        let storeRate = Double(events.count) / bestStore
+        let rawRate = Double(events.count) / bestRaw
+        results.append(BenchmarkFigure(name: "store append (parsed events)", value: storeRate, unit: "events/s",
+                                       target: nil, seconds: bestStore))
+        results.append(BenchmarkFigure(name: "raw SQLite baseline", value: rawRate, unit: "rows/s",
+                                       target: nil, seconds: bestRaw))
+        results.append(BenchmarkFigure(name: "store append / raw SQLite", value: storeRate / rawRate, unit: "ratio",
+                                       target: 0.5, seconds: nil))
+    }
+
+    printTable(results)
+}
+
+/// Parsed `smartstack-bench ingest` options.
+struct IngestBenchmarkOptions {
+    var events = 1_000_000
+    var seed: UInt64 = 42
+    var repeats = 3
+    var phases: Set<String> = ["parse", "e2e", "append"]
+
+    init(_ arguments: [String]) throws {
+        var rest = arguments[...]
+        func value(_ name: String) throws -> String {
+            guard let v = rest.popFirst() else { throw BenchmarkFailure("\(name) needs a value") }
+            return v
+        }
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--events":
+                guard let n = Int(try value(argument)), n > 0 else { throw BenchmarkFailure("--events needs a positive integer") }
+                events = n
+            case "--seed":
+                guard let s = UInt64(try value(argument)) else { throw BenchmarkFailure("--seed needs an unsigned integer") }
+                seed = s
+            case "--repeat":
+                guard let r = Int(try value(argument)), r > 0 else { throw BenchmarkFailure("--repeat needs a positive integer") }
+                repeats = r
+            case "--phases":
+                let list = Set(try value(argument).split(separator: ",").map(String.init))
+                let known: Set<String> = ["parse", "e2e", "append"]
+                guard !list.isEmpty, list.isSubset(of: known) else {
+                    throw BenchmarkFailure("--phases takes a comma-separated list of: parse, e2e, append")
+                }
+                phases = list
+            case "-h", "--help":
+                print("""
+                    USAGE: smartstack-bench ingest [--events N] [--seed S] [--repeat R] [--phases parse,e2e,append]
+
+                    Generates N varied events (default 1000000) and measures JSONL parse, JSONL -> store
+                    end to end, and store append against a raw SQLite baseline. Build in release first:
+                      swift build -c release --product smartstack-bench
+                    """)
+                exit(0)
+            default:
+                throw BenchmarkFailure("unknown option '\(argument)' (see 'smartstack-bench ingest --help')")
+            }
+        }
+    }
+}
+
+/// A benchmark that could not run or produced a wrong result.
+struct BenchmarkFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// One line of the results table.
+struct BenchmarkFigure {
+    var name: String
+    var value: Double
+    var unit: String
+    var target: Double?
+    var seconds: Double?
+}
+
+private func measure(_ body: () throws -> Void) throws -> Double {
+    let clock = ContinuousClock()
+    var failure: (any Error)?
+    let elapsed = clock.measure {
+        do { try body() } catch { failure = error }
+    }
+    if let failure { throw failure }
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+}
+
+/// Prints a figure as soon as it is measured (stderr), so a phase that fails later loses nothing.
+private func report(_ name: String, _ value: Double, _ unit: String) {
+    fflush(stdout)
+    FileHandle.standardError.write(Data("  \(name): \(formatted(value, decimals: 0)) \(unit)\n".utf8))
+}
+
+private func removeDatabase(_ path: String) {
+    for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+}
+
+/// `1234567.8` → `1,234,568` (grouped, fixed decimals).
+func formatted(_ value: Double, decimals: Int) -> String {
+    let text = String(format: "%.\(decimals)f", value)
+    let parts = text.split(separator: ".", maxSplits: 1)
+    var integer = String(parts[0])
+    let negative = integer.hasPrefix("-")
+    if negative { integer.removeFirst() }
+    var grouped = ""
+    for (index, character) in integer.reversed().enumerated() {
+        if index > 0 && index % 3 == 0 { grouped.append(",") }
+        grouped.append(character)
+    }
+    let result = (negative ? "-" : "") + String(grouped.reversed())
+    return parts.count > 1 ? result + "." + parts[1] : result
+}
+
+private func printTable(_ figures: [BenchmarkFigure]) {
+    func pad(_ s: String, _ width: Int, right: Bool = false) -> String {
+        let fill = String(repeating: " ", count: max(0, width - s.count))
+        return right ? fill + s : s + fill
+    }
+    print("")
+    print(pad("measure", 30) + pad("figure", 16, right: true) + "  " + pad("unit", 9) + pad("time", 10, right: true)
+        + "  " + pad("target", 14) + "result")
+    print(String(repeating: "-", count: 94))
+    for figure in figures {
+        let value = figure.unit == "ratio" ? formatted(figure.value, decimals: 2) : formatted(figure.value, decimals: 0)
+        let time = figure.seconds.map { formatted($0, decimals: 3) + " s" } ?? ""
+        var target = ""
+        var verdict = ""
+        if let goal = figure.target {
+            target = ">= " + (figure.unit == "ratio" ? formatted(goal, decimals: 2) : formatted(goal, decimals: 0))
+            verdict = figure.value >= goal ? "met" : "NOT MET"
+        }
+        print(pad(figure.name, 30) + pad(value, 16, right: true) + "  " + pad(figure.unit, 9) + pad(time, 10, right: true)
+            + "  " + pad(target, 14) + verdict)
+    }
+}
+
+/// The same rows as `EventStore.append`, inserted with raw SQLite calls: one prepared
+/// statement, one transaction, the store's own schema, indexes and pragmas (WAL,
+/// synchronous=NORMAL). This is the ceiling the store's append is compared with.
+final class RawSQLiteBaseline {
+    private var db: OpaquePointer?
+
+    /// Mirrors `StoreSchema.createEvents` of the store (users and events, with its indexes).
+    static let schema = """
+        CREATE TABLE users(
+            user_key INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE
+        );
+        CREATE TABLE events(
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            user_key INTEGER NOT NULL,
+            id TEXT,
+            time_ns INTEGER NOT NULL,
+            offset_s INTEGER NOT NULL,
+            type INTEGER NOT NULL,
+            s1 TEXT,
+            s2 TEXT,
+            s3 TEXT,
+            n1,
+            n2,
+            n3,
+            widgets BLOB
+        );
+        CREATE UNIQUE INDEX events_user_id ON events(user_key, id) WHERE id IS NOT NULL;
+        CREATE INDEX events_user_time ON events(user_key, time_ns);
+        CREATE INDEX events_time ON events(time_ns);
+        """
+
+    /// Mirrors `StoreSchema.insertEvent`.
+    static let insert = """
+        INSERT INTO events(user_key, id, time_ns, offset_s, type, s1, s2, s3, n1, n2, n3, widgets) \
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) \
+        ON CONFLICT (user_key, id) WHERE id IS NOT NULL DO NOTHING
+        """
+
+    init(path: String) throws {
+        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK else {
+            throw BenchmarkFailure("raw SQLite: cannot open \(path)")
+        }
+        try execute("PRAGMA journal_mode=WAL")
+        try execute("PRAGMA synchronous=NORMAL")
+        try execute(Self.schema)
+    }
+
+    func close() {
+        sqlite3_close_v2(db)
+        db = nil
+    }
+
+    private func execute(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        guard sqlite3_exec(db, sql, nil, nil, &message) == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? "unknown error"
+            sqlite3_free(message)
+            throw BenchmarkFailure("raw SQLite: \(text) in \(sql)")
+        }
+    }
+
+    /// Inserts `events` in one transaction through one prepared statement.
+    func insert(_ events: [Event]) throws {
+        try execute("BEGIN IMMEDIATE")
+        // Users are few; key them as the store does (one row each in `users`).
+        var userKeys: [String: Int64] = [:]
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v3(db, Self.insert, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK else {
+            throw BenchmarkFailure("raw SQLite: cannot prepare the insert")
+        }
+        defer { sqlite3_finalize(statement) }
+        for event in events {
+            let userKey: Int64
+            if let known = userKeys[event.user] {
+                userKey = known
+            } else {
+                try execute("INSERT INTO users(name) VALUES ('\(event.user.replacingOccurrences(of: "'", with: "''"))')")
+                userKey = sqlite3_last_insert_rowid(db)
+                userKeys[event.user] = userKey
+            }
+            sqlite3_bind_int64(statement, 1, userKey)
+            bindText(statement, 2, event.id)
+            sqlite3_bind_int64(statement, 3, event.time.nanosecondsSinceEpoch)
+            sqlite3_bind_int64(statement, 4, Int64(event.time.utcOffsetSeconds))
+            sqlite3_bind_int64(statement, 5, Int64(event.type.code))
+            var s1: String?, s2: String?, s3: String?
+            var n1: Double?, n2: Double?, n3: Double?
+            var widgets: [UInt8]?
+            switch event.payload {
+            case let .stackConfig(stack, list): s1 = stack; widgets = Self.encode(list)
+            case let .appLaunch(app): s1 = app
+            case let .widgetImpression(stack, widget, propensity, policy): s1 = stack; s2 = widget; s3 = policy; n1 = propensity
+            case let .widgetTap(widget, stack): s1 = widget; s2 = stack
+            case let .widgetSwipe(stack, from, to): s1 = stack; s2 = from; s3 = to
+            case let .widgetPin(stack, widget), let .widgetUnpin(stack, widget): s1 = stack; s2 = widget
+            case .screenOn: break
+            case let .location(lat, lon, accuracy): n1 = lat; n2 = lon; n3 = accuracy
+            case let .place(place): s1 = place
+            case let .context(key, value): s1 = key; s2 = value
+            case let .relevance(widget, score, duration): s1 = widget; n1 = score; n2 = duration
+            }
+            bindText(statement, 6, s1)
+            bindText(statement, 7, s2)
+            bindText(statement, 8, s3)
+            bindDouble(statement, 9, n1)
+            bindDouble(statement, 10, n2)
+            bindDouble(statement, 11, n3)
+            if let widgets {
+                widgets.withUnsafeBytes { bytes in
+                    if let base = bytes.baseAddress, bytes.count > 0 {
+                        _ = sqlite3_bind_blob(statement, 12, base, Int32(bytes.count), smartstack_sqlite3_transient())
+                    } else {
+                        _ = sqlite3_bind_zeroblob(statement, 12, 0)
+                    }
+                }
+            } else {
+                sqlite3_bind_null(statement, 12)
+            }
+            guard sqlite3_step(statement) == SQLITE_DONE else {
+                throw BenchmarkFailure("raw SQLite: insert failed: \(String(cString: sqlite3_errmsg(db)))")
+            }
+            sqlite3_reset(statement)
+        }
+        try execute("COMMIT")
+    }
+
+    private func bindText(_ statement: OpaquePointer?, _ index: Int32, _ text: String?) {
+        guard var text else {
+            sqlite3_bind_null(statement, index)
+            return
+        }
+        text.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                if let base = chars.baseAddress, chars.count > 0 {
+                    _ = sqlite3_bind_text(statement, index, base, Int32(chars.count), smartstack_sqlite3_transient())
+                } else {
+                    _ = sqlite3_bind_text(statement, index, "", 0, smartstack_sqlite3_transient())
+                }
+            }
+        }
+    }
+
+    private func bindDouble(_ statement: OpaquePointer?, _ index: Int32, _ value: Double?) {
+        if let value { sqlite3_bind_double(statement, index, value) } else { sqlite3_bind_null(statement, index) }
+    }
+
+    /// The store's widget-list blob: per widget, LEB128 id length, id bytes, then 0 for no app
+    /// or LEB128 (app length + 1) and the app bytes.
+    private static func encode(_ widgets: [WidgetConfig]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(widgets.count * 16)
+        func varint(_ value: Int) {
+            var v = UInt64(value)
+            while v >= 0x80 {
+                bytes.append(UInt8(v & 0x7F) | 0x80)
+                v >>= 7
+            }
+            bytes.append(UInt8(v))
+        }
+        for widget in widgets {
+            varint(widget.id.utf8.count)
+            bytes.append(contentsOf: widget.id.utf8)
+            if let app = widget.app {
+                varint(app.utf8.count + 1)
+                bytes.append(contentsOf: app.utf8)
+            } else {
+                bytes.append(0)
+            }
+        }
+        return bytes
+    }
 }

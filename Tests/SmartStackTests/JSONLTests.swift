@@ -221,6 +221,8 @@ private struct SplitMix64: RandomNumberGenerator {
                 message: "field 'time': month 13 does not exist"),
         BadCase(line: #"{"time":"2013-03-27T25:05:00Z","type":"screen_on"}"#, marker: "25:", field: "time",
                 message: "field 'time': hour 25 does not exist"),
+        BadCase(line: #"{"time":"3000-01-01T00:00:00Z","type":"screen_on"}"#, marker: "3000", field: "time",
+                message: "field 'time': year 3000 is outside the supported range 1678...2261"),
         BadCase(line: #"{"time":1364385900,"type":"screen_on"}"#, marker: "1364", field: "time",
                 message: "field 'time' must be a string (RFC 3339 with a UTC offset), found a number"),
         BadCase(line: #"{"type":"screen_on"}"#, marker: "{", field: "time", message: "missing required field 'time'"),

@@ -122,26 +122,72 @@ private let exactPowersOfTen: [Double] = [
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 ]
 
+/// Owns the per-field slots of a parser (freed with the last copy of the parser).
+private final class JSONLSlotStorage {
+    let slots: UnsafeMutablePointer<JSONValueSpan>
+
+    init(count: Int) {
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: .absent, count: count)
+    }
+
+    deinit { slots.deallocate() }
+}
+
+/// Which key a value belongs to, for messages (built into a name only when something is wrong).
+struct JSONKeyContext {
+    /// The known field, if the key is one.
+    var field: JSONLField?
+    /// Offsets of the key's opening and closing quotes; `start < 0` when there is no key (an
+    /// array element).
+    var start: Int
+    var end: Int
+    var isEscaped: Bool
+    /// The index inside `widgets` when the value is (inside) a widget, else -1.
+    var widgetIndex: Int
+
+    static func top(_ field: JSONLField?, _ start: Int, _ end: Int, _ isEscaped: Bool) -> JSONKeyContext {
+        JSONKeyContext(field: field, start: start, end: end, isEscaped: isEscaped, widgetIndex: -1)
+    }
+}
+
 /// Parses one line into an `Event`. Reused across lines (it keeps scratch buffers); not thread-safe.
-final class JSONLLineParser {
+struct JSONLLineParser {
     /// Deepest nesting accepted in ignored values (the event itself uses 3 levels).
     static let maximumDepth = 64
 
-    private var slots: [JSONValueSpan]
+    private let storage = JSONLSlotStorage(count: JSONLField.allCases.count)
+    private let slots: UnsafeMutablePointer<JSONValueSpan>
     private var scratch: [UInt8] = []
     private var unknownKeys: [[UInt8]] = []
 
     init() {
-        slots = Array(repeating: .absent, count: JSONLField.allCases.count)
+        slots = storage.slots
         scratch.reserveCapacity(256)
+    }
+
+    /// The field name of `key` for messages: `lat`, `widgets[2].id`, or the unknown key's text.
+    private func name(_ key: JSONKeyContext, _ b: UnsafeBufferPointer<UInt8>) -> String {
+        var text: String
+        if let field = key.field {
+            text = field.name
+        } else if key.start >= 0 {
+            text = keyName(b, key.start, key.end, key.isEscaped)
+        } else {
+            text = ""
+        }
+        if key.widgetIndex >= 0 {
+            text = text.isEmpty ? "widgets[\(key.widgetIndex)]" : "widgets[\(key.widgetIndex)].\(text)"
+        }
+        return text
     }
 
     // MARK: - Pass one: syntax
 
     /// Parses `b`, one line without its newline.
-    func parse(_ b: UnsafeBufferPointer<UInt8>) throws(JSONLLineFailure) -> Event {
+    mutating func parse(_ b: UnsafeBufferPointer<UInt8>) throws(JSONLLineFailure) -> Event {
         let n = b.count
-        for k in 0..<slots.count { slots[k] = .absent }
+        for k in 0..<JSONLField.allCases.count { slots[k] = .absent }
         if !unknownKeys.isEmpty { unknownKeys.removeAll(keepingCapacity: true) }
 
         var i = skipWhitespace(b, 0)
@@ -159,21 +205,18 @@ final class JSONLLineParser {
                     throw JSONLLineFailure(offset: i, message: "expected a key in double quotes but found \(describeByte(b[i]))")
                 }
                 let keyStart = i
-                let (keyEnd, keyEscaped) = try scanString(b, i + 1, field: nil)
+                let (keyEnd, keyEscaped) = try scanString(b, i + 1, key: nil)
                 let field = identifyKey(b, keyStart + 1, keyEnd, escaped: keyEscaped)
+                let key = JSONKeyContext.top(field, keyStart, keyEnd, keyEscaped)
                 i = skipWhitespace(b, keyEnd + 1)
-                guard i < n else {
-                    throw endOfLine(i, "expected ':' after key '\(keyName(b, keyStart, keyEnd, keyEscaped))'")
-                }
+                guard i < n else { throw endOfLine(i, "expected ':' after key '\(name(key, b))'") }
                 guard b[i] == UInt8(ascii: ":") else {
-                    throw JSONLLineFailure(offset: i, message: "expected ':' after key '\(keyName(b, keyStart, keyEnd, keyEscaped))' but found \(describeByte(b[i]))")
+                    throw JSONLLineFailure(offset: i, message: "expected ':' after key '\(name(key, b))' but found \(describeByte(b[i]))")
                 }
                 i = skipWhitespace(b, i + 1)
                 var span = JSONValueSpan.absent
                 span.keyStart = keyStart
-                i = try scanValue(b, i, into: &span, depth: 1) {
-                    field?.name ?? self.keyName(b, keyStart, keyEnd, keyEscaped)
-                }
+                i = try scanValue(b, i, into: &span, depth: 1, key: key)
                 if let field {
                     let previous = slots[field.rawValue]
                     guard previous.kind == .absent else {
@@ -183,7 +226,7 @@ final class JSONLLineParser {
                     }
                     slots[field.rawValue] = span
                 } else {
-                    try rememberUnknownKey(b, keyStart, keyEnd, keyEscaped)
+                    try rememberUnknownKey(b, key)
                 }
                 i = skipWhitespace(b, i)
                 guard i < n else { throw endOfLine(i, "expected ',' or '}' after a value") }
@@ -209,6 +252,14 @@ final class JSONLLineParser {
         JSONLLineFailure(offset: offset, message: "line ends too early: \(what)", reachedEnd: true)
     }
 
+    /// A failure about the value of `key` (message prefixed with the field when there is one).
+    private func failure(_ offset: Int, _ key: JSONKeyContext?, _ b: UnsafeBufferPointer<UInt8>, _ text: String,
+                         reachedEnd: Bool = false) -> JSONLLineFailure {
+        guard let key else { return JSONLLineFailure(offset: offset, message: text, reachedEnd: reachedEnd) }
+        let field = name(key, b)
+        return JSONLLineFailure(offset: offset, field: field, message: "field '\(field)': \(text)", reachedEnd: reachedEnd)
+    }
+
     @inline(__always)
     private func skipWhitespace(_ b: UnsafeBufferPointer<UInt8>, _ i0: Int) -> Int {
         var i = i0
@@ -217,18 +268,17 @@ final class JSONLLineParser {
     }
 
     /// Scans a string whose content starts at `i0` (after the opening quote). Returns the offset
-    /// of the closing quote and whether escapes occur.
+    /// of the closing quote and whether escapes occur. `key` names the value for messages
+    /// (`nil` while scanning a key).
     private func scanString(
-        _ b: UnsafeBufferPointer<UInt8>, _ i0: Int, field: String?
+        _ b: UnsafeBufferPointer<UInt8>, _ i0: Int, key: JSONKeyContext?
     ) throws(JSONLLineFailure) -> (Int, Bool) {
         let n = b.count
         var i = i0
         var escaped = false
         while true {
             guard i < n else {
-                throw JSONLLineFailure(offset: i, field: field,
-                                       message: prefixed(field, "unterminated string (missing closing '\"')"),
-                                       reachedEnd: true)
+                throw failure(i, key, b, "unterminated string (missing closing '\"')", reachedEnd: true)
             }
             let c = b[i]
             if c == quote { return (i, escaped) }
@@ -238,19 +288,18 @@ final class JSONLLineParser {
             }
             if c == backslash {
                 escaped = true
-                i = try scanEscape(b, i, field: field)
+                i = try scanEscape(b, i, key: key)
             } else if c < 0x20 {
                 let hex = String(c, radix: 16, uppercase: true)
-                throw JSONLLineFailure(offset: i, field: field, message: prefixed(field,
-                    "control character U+00\(c < 16 ? "0" : "")\(hex) in a string must be escaped (\\n, \\t, \\u00XX)"))
+                throw failure(i, key, b, "control character U+00\(c < 16 ? "0" : "")\(hex) in a string must be escaped (\\n, \\t, \\u00XX)")
             } else {
-                i = try scanUTF8Sequence(b, i, field: field)
+                i = try scanUTF8Sequence(b, i, key: key)
             }
         }
     }
 
     /// Validates one multi-byte UTF-8 sequence starting at `i`; returns the offset after it.
-    private func scanUTF8Sequence(_ b: UnsafeBufferPointer<UInt8>, _ i: Int, field: String?) throws(JSONLLineFailure) -> Int {
+    private func scanUTF8Sequence(_ b: UnsafeBufferPointer<UInt8>, _ i: Int, key: JSONKeyContext?) throws(JSONLLineFailure) -> Int {
         let c = b[i]
         let length: Int
         var low: UInt8 = 0x80, high: UInt8 = 0xBF
@@ -263,62 +312,56 @@ final class JSONLLineParser {
         case 0xF1...0xF3: length = 4
         case 0xF4: length = 4; high = 0x8F
         default:
-            throw JSONLLineFailure(offset: i, field: field, message: prefixed(field, "invalid UTF-8 (\(describeByte(c)))"))
+            throw failure(i, key, b, "invalid UTF-8 (\(describeByte(c)))")
         }
         for k in 1..<length {
-            guard i + k < b.count else {
-                throw JSONLLineFailure(offset: i, field: field, message: prefixed(field, "invalid UTF-8 (sequence cut short)"))
-            }
+            guard i + k < b.count else { throw failure(i, key, b, "invalid UTF-8 (sequence cut short)") }
             let d = b[i + k]
             let lo = k == 1 ? low : 0x80
             let hi = k == 1 ? high : 0xBF
             guard d >= lo && d <= hi else {
-                throw JSONLLineFailure(offset: i, field: field, message: prefixed(field, "invalid UTF-8 (\(describeByte(c)) followed by \(describeByte(d)))"))
+                throw failure(i, key, b, "invalid UTF-8 (\(describeByte(c)) followed by \(describeByte(d)))")
             }
         }
         return i + length
     }
 
     /// Validates the escape at `i` (a backslash); returns the offset after it.
-    private func scanEscape(_ b: UnsafeBufferPointer<UInt8>, _ i: Int, field: String?) throws(JSONLLineFailure) -> Int {
+    private func scanEscape(_ b: UnsafeBufferPointer<UInt8>, _ i: Int, key: JSONKeyContext?) throws(JSONLLineFailure) -> Int {
         guard i + 1 < b.count else {
-            throw JSONLLineFailure(offset: i, field: field, message: prefixed(field, "unterminated string (ends in a backslash)"), reachedEnd: true)
+            throw failure(i, key, b, "unterminated string (ends in a backslash)", reachedEnd: true)
         }
         switch b[i + 1] {
         case quote, backslash, UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
              UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
             return i + 2
         case UInt8(ascii: "u"):
-            let unit = try hex4(b, i + 2, field: field)
+            let unit = try hex4(b, i + 2, key: key)
             if unit >= 0xDC00 && unit <= 0xDFFF {
-                throw JSONLLineFailure(offset: i, field: field, message: prefixed(field,
-                    "lone surrogate \\u\(hexText(unit)) in string (a low surrogate must follow a high one)"))
+                throw failure(i, key, b, "lone surrogate \\u\(hexText(unit)) in string (a low surrogate must follow a high one)")
             }
             if unit >= 0xD800 && unit <= 0xDBFF {
                 guard i + 7 < b.count, b[i + 6] == backslash, b[i + 7] == UInt8(ascii: "u") else {
-                    throw JSONLLineFailure(offset: i, field: field, message: prefixed(field,
-                        "lone surrogate \\u\(hexText(unit)) in string (a high surrogate must be followed by \\uDC00-\\uDFFF)"))
+                    throw failure(i, key, b, "lone surrogate \\u\(hexText(unit)) in string (a high surrogate must be followed by \\uDC00-\\uDFFF)")
                 }
-                let second = try hex4(b, i + 8, field: field)
+                let second = try hex4(b, i + 8, key: key)
                 guard second >= 0xDC00 && second <= 0xDFFF else {
-                    throw JSONLLineFailure(offset: i, field: field, message: prefixed(field,
-                        "lone surrogate \\u\(hexText(unit)) in string (followed by \\u\(hexText(second)), not a low surrogate)"))
+                    throw failure(i, key, b, "lone surrogate \\u\(hexText(unit)) in string (followed by \\u\(hexText(second)), not a low surrogate)")
                 }
                 return i + 12
             }
             return i + 6
         default:
-            throw JSONLLineFailure(offset: i, field: field, message: prefixed(field,
-                "invalid escape '\\\(Character(Unicode.Scalar(b[i + 1] < 0x80 ? b[i + 1] : UInt8(ascii: "?"))))' in string"))
+            let c = b[i + 1]
+            throw failure(i, key, b, "invalid escape \(c >= 0x21 && c < 0x7F ? "'\\\(Character(Unicode.Scalar(c)))'" : "(backslash then \(describeByte(c)))") in string")
         }
     }
 
-    private func hex4(_ b: UnsafeBufferPointer<UInt8>, _ i: Int, field: String?) throws(JSONLLineFailure) -> UInt32 {
+    private func hex4(_ b: UnsafeBufferPointer<UInt8>, _ i: Int, key: JSONKeyContext?) throws(JSONLLineFailure) -> UInt32 {
         var v: UInt32 = 0
         for k in 0..<4 {
             guard i + k < b.count, let d = hexDigit(b[i + k]) else {
-                throw JSONLLineFailure(offset: i - 2, field: field, message: prefixed(field, "invalid \\u escape (needs 4 hex digits)"),
-                                       reachedEnd: i + k >= b.count)
+                throw failure(i - 2, key, b, "invalid \\u escape (needs 4 hex digits)", reachedEnd: i + k >= b.count)
             }
             v = v << 4 | d
         }
@@ -340,155 +383,132 @@ final class JSONLLineParser {
         return String(repeating: "0", count: max(0, 4 - s.count)) + s
     }
 
-    private func prefixed(_ field: String?, _ text: String) -> String {
-        if let field { return "field '\(field)': \(text)" }
-        return text
-    }
-
     /// Scans any JSON value at `i`, records its span, returns the offset after it.
     private func scanValue(
-        _ b: UnsafeBufferPointer<UInt8>, _ i: Int, into span: inout JSONValueSpan, depth: Int,
-        field: () -> String
+        _ b: UnsafeBufferPointer<UInt8>, _ i: Int, into span: inout JSONValueSpan, depth: Int, key: JSONKeyContext
     ) throws(JSONLLineFailure) -> Int {
         let n = b.count
-        guard i < n else { throw endOfLine(i, "expected a value for '\(field())'") }
+        guard i < n else { throw endOfLine(i, "expected a value for '\(name(key, b))'") }
         span.valueStart = i
         span.start = i
         let c = b[i]
         switch c {
         case quote:
-            let (close, escaped) = try scanString(b, i + 1, field: field())
+            let (close, escaped) = try scanString(b, i + 1, key: key)
             span.start = i + 1
             span.end = close
             span.kind = .string
             span.isEscaped = escaped
             return close + 1
         case UInt8(ascii: "-"), 48...57:
-            let end = try scanNumber(b, i, field: field)
+            let end = try scanNumber(b, i, key: key)
             span.end = end
             span.kind = .number
             return end
         case UInt8(ascii: "{"), UInt8(ascii: "["):
-            let end = try skipContainer(b, i, depth: depth, field: field)
+            let end = try skipContainer(b, i, depth: depth, key: key)
             span.end = end
             span.kind = c == UInt8(ascii: "{") ? .object : .array
             return end
         case UInt8(ascii: "t"):
-            try literal(b, i, "true", field: field)
+            try literal(b, i, "true", key: key)
             span.end = i + 4
             span.kind = .trueLiteral
             return i + 4
         case UInt8(ascii: "f"):
-            try literal(b, i, "false", field: field)
+            try literal(b, i, "false", key: key)
             span.end = i + 5
             span.kind = .falseLiteral
             return i + 5
         case UInt8(ascii: "n"):
-            try literal(b, i, "null", field: field)
+            try literal(b, i, "null", key: key)
             span.end = i + 4
             span.kind = .null
             return i + 4
         case UInt8(ascii: "N"), UInt8(ascii: "I"):
-            let name = field()
-            throw JSONLLineFailure(offset: i, field: name,
-                                   message: "field '\(name)': NaN and Infinity are not valid JSON numbers")
+            throw failure(i, key, b, "NaN and Infinity are not valid JSON numbers")
         default:
-            let name = field()
-            throw JSONLLineFailure(offset: i, field: name,
-                                   message: "field '\(name)': expected a value but found \(describeByte(c))")
+            throw failure(i, key, b, "expected a value but found \(describeByte(c))")
         }
     }
 
-    private func literal(_ b: UnsafeBufferPointer<UInt8>, _ i: Int, _ word: StaticString, field: () -> String) throws(JSONLLineFailure) {
+    private func literal(_ b: UnsafeBufferPointer<UInt8>, _ i: Int, _ word: StaticString, key: JSONKeyContext) throws(JSONLLineFailure) {
         let length = word.utf8CodeUnitCount
         guard i + length <= b.count, bytesEqual(b.baseAddress! + i, word) else {
-            let name = field()
-            throw JSONLLineFailure(offset: i, field: name,
-                                   message: "field '\(name)': invalid value (expected \(word), a number, a string, an array or an object)",
-                                   reachedEnd: i + length > b.count)
+            throw failure(i, key, b, "invalid value (expected \(word), a number, a string, an array or an object)",
+                          reachedEnd: i + length > b.count)
         }
     }
 
-    private func scanNumber(_ b: UnsafeBufferPointer<UInt8>, _ i0: Int, field: () -> String) throws(JSONLLineFailure) -> Int {
+    private func scanNumber(_ b: UnsafeBufferPointer<UInt8>, _ i0: Int, key: JSONKeyContext) throws(JSONLLineFailure) -> Int {
         let n = b.count
         var i = i0
-        func fail(_ what: String, at offset: Int) -> JSONLLineFailure {
-            let name = field()
-            return JSONLLineFailure(offset: offset, field: name, message: "field '\(name)': invalid number: \(what)",
-                                    reachedEnd: offset >= n)
-        }
         if b[i] == UInt8(ascii: "-") {
             i += 1
             if i < n, b[i] == UInt8(ascii: "I") {
-                let name = field()
-                throw JSONLLineFailure(offset: i0, field: name,
-                                       message: "field '\(name)': NaN and Infinity are not valid JSON numbers")
+                throw failure(i0, key, b, "NaN and Infinity are not valid JSON numbers")
             }
         }
-        guard i < n, isDigit(b[i]) else { throw fail("expected a digit", at: i) }
+        guard i < n, isDigit(b[i]) else { throw failure(i, key, b, "invalid number: expected a digit", reachedEnd: i >= n) }
         if b[i] == UInt8(ascii: "0") {
             i += 1
-            if i < n, isDigit(b[i]) { throw fail("leading zeros are not allowed", at: i0) }
+            if i < n, isDigit(b[i]) { throw failure(i0, key, b, "invalid number: leading zeros are not allowed") }
         } else {
             while i < n, isDigit(b[i]) { i += 1 }
         }
         if i < n, b[i] == UInt8(ascii: ".") {
             i += 1
-            guard i < n, isDigit(b[i]) else { throw fail("expected a digit after '.'", at: i) }
+            guard i < n, isDigit(b[i]) else {
+                throw failure(i, key, b, "invalid number: expected a digit after '.'", reachedEnd: i >= n)
+            }
             while i < n, isDigit(b[i]) { i += 1 }
         }
         if i < n, b[i] == UInt8(ascii: "e") || b[i] == UInt8(ascii: "E") {
             i += 1
             if i < n, b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") { i += 1 }
-            guard i < n, isDigit(b[i]) else { throw fail("expected a digit in the exponent", at: i) }
+            guard i < n, isDigit(b[i]) else {
+                throw failure(i, key, b, "invalid number: expected a digit in the exponent", reachedEnd: i >= n)
+            }
             while i < n, isDigit(b[i]) { i += 1 }
         }
         return i
     }
 
     /// Skips an object or array starting at `i`, checking its syntax; returns the offset after it.
-    private func skipContainer(_ b: UnsafeBufferPointer<UInt8>, _ i0: Int, depth: Int, field: () -> String) throws(JSONLLineFailure) -> Int {
+    private func skipContainer(_ b: UnsafeBufferPointer<UInt8>, _ i0: Int, depth: Int, key: JSONKeyContext) throws(JSONLLineFailure) -> Int {
         let n = b.count
         guard depth <= Self.maximumDepth else {
-            let name = field()
-            throw JSONLLineFailure(offset: i0, field: name,
-                                   message: "field '\(name)': nested deeper than \(Self.maximumDepth) levels")
+            throw failure(i0, key, b, "nested deeper than \(Self.maximumDepth) levels")
         }
         let isObject = b[i0] == UInt8(ascii: "{")
         let closer = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
+        let closerText = isObject ? "'}'" : "']'"
         var i = skipWhitespace(b, i0 + 1)
         if i < n, b[i] == closer { return i + 1 }
         var inner = JSONValueSpan.absent
         while true {
             if isObject {
-                guard i < n else { throw endOfLine(i, "expected a key in double quotes inside '\(field())'") }
+                guard i < n else { throw endOfLine(i, "expected a key in double quotes inside '\(name(key, b))'") }
                 guard b[i] == quote else {
-                    let name = field()
-                    throw JSONLLineFailure(offset: i, field: name,
-                                           message: "field '\(name)': expected a key in double quotes but found \(describeByte(b[i]))")
+                    throw failure(i, key, b, "expected a key in double quotes but found \(describeByte(b[i]))")
                 }
-                let (close, _) = try scanString(b, i + 1, field: field())
+                let (close, _) = try scanString(b, i + 1, key: key)
                 i = skipWhitespace(b, close + 1)
-                guard i < n else { throw endOfLine(i, "expected ':' inside '\(field())'") }
+                guard i < n else { throw endOfLine(i, "expected ':' inside '\(name(key, b))'") }
                 guard b[i] == UInt8(ascii: ":") else {
-                    let name = field()
-                    throw JSONLLineFailure(offset: i, field: name, message: "field '\(name)': expected ':' but found \(describeByte(b[i]))")
+                    throw failure(i, key, b, "expected ':' but found \(describeByte(b[i]))")
                 }
                 i = skipWhitespace(b, i + 1)
             }
-            i = try scanValue(b, i, into: &inner, depth: depth + 1, field: field)
+            i = try scanValue(b, i, into: &inner, depth: depth + 1, key: key)
             i = skipWhitespace(b, i)
-            guard i < n else {
-                throw endOfLine(i, "expected ',' or '\(Character(Unicode.Scalar(closer)))' inside '\(field())'")
-            }
+            guard i < n else { throw endOfLine(i, "expected ',' or \(closerText) inside '\(name(key, b))'") }
             if b[i] == UInt8(ascii: ",") {
                 i = skipWhitespace(b, i + 1)
                 continue
             }
             if b[i] == closer { return i + 1 }
-            let name = field()
-            throw JSONLLineFailure(offset: i, field: name,
-                                   message: "field '\(name)': expected ',' or '\(Character(Unicode.Scalar(closer)))' but found \(describeByte(b[i]))")
+            throw failure(i, key, b, "expected ',' or \(closerText) but found \(describeByte(b[i]))")
         }
     }
 
@@ -496,8 +516,9 @@ final class JSONLLineParser {
 
     private func identifyKey(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, escaped: Bool) -> JSONLField? {
         if escaped {
-            decodeEscaped(b, start, end)
-            return scratch.withUnsafeBufferPointer { identify($0.baseAddress!, $0.count) }
+            var decoded: [UInt8] = []
+            Self.decodeEscaped(b, start, end, into: &decoded)
+            return decoded.withUnsafeBufferPointer { identify($0.baseAddress!, $0.count) }
         }
         return identify(b.baseAddress! + start, end - start)
     }
@@ -538,50 +559,50 @@ final class JSONLLineParser {
         return nil
     }
 
-    /// The key's text (for messages); `keyStart` is its opening quote.
-    private func keyName(_ b: UnsafeBufferPointer<UInt8>, _ keyStart: Int, _ keyEnd: Int, _ escaped: Bool) -> String {
+    /// The decoded bytes of the key whose quotes are at `keyStart` and `keyEnd`.
+    private func keyBytes(_ b: UnsafeBufferPointer<UInt8>, _ keyStart: Int, _ keyEnd: Int, _ escaped: Bool) -> [UInt8] {
         if escaped {
-            decodeEscaped(b, keyStart + 1, keyEnd)
-            return String(decoding: scratch, as: UTF8.self)
+            var decoded: [UInt8] = []
+            Self.decodeEscaped(b, keyStart + 1, keyEnd, into: &decoded)
+            return decoded
         }
-        return String(decoding: UnsafeBufferPointer(rebasing: b[(keyStart + 1)..<keyEnd]), as: UTF8.self)
+        return Array(UnsafeBufferPointer(rebasing: b[(keyStart + 1)..<keyEnd]))
     }
 
-    private func rememberUnknownKey(_ b: UnsafeBufferPointer<UInt8>, _ keyStart: Int, _ keyEnd: Int, _ escaped: Bool) throws(JSONLLineFailure) {
-        let bytes: [UInt8]
-        if escaped {
-            decodeEscaped(b, keyStart + 1, keyEnd)
-            bytes = scratch
-        } else {
-            bytes = Array(UnsafeBufferPointer(rebasing: b[(keyStart + 1)..<keyEnd]))
-        }
+    /// The key's text (for messages); `keyStart` is its opening quote.
+    private func keyName(_ b: UnsafeBufferPointer<UInt8>, _ keyStart: Int, _ keyEnd: Int, _ escaped: Bool) -> String {
+        String(decoding: keyBytes(b, keyStart, keyEnd, escaped), as: UTF8.self)
+    }
+
+    private mutating func rememberUnknownKey(_ b: UnsafeBufferPointer<UInt8>, _ key: JSONKeyContext) throws(JSONLLineFailure) {
+        let bytes = keyBytes(b, key.start, key.end, key.isEscaped)
         if unknownKeys.contains(bytes) {
             let name = String(decoding: bytes, as: UTF8.self)
-            throw JSONLLineFailure(offset: keyStart, field: name, message: "duplicate key '\(name)'")
+            throw JSONLLineFailure(offset: key.start, field: name, message: "duplicate key '\(name)'")
         }
         unknownKeys.append(bytes)
     }
 
     // MARK: - Decoding
 
-    /// Decodes the escaped string content `b[start..<end]` (already validated) into `scratch`.
-    private func decodeEscaped(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) {
-        scratch.removeAll(keepingCapacity: true)
+    /// Decodes the escaped string content `b[start..<end]` (already validated) into `out`.
+    private static func decodeEscaped(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, into out: inout [UInt8]) {
+        out.removeAll(keepingCapacity: true)
         var i = start
         while i < end {
             let c = b[i]
             guard c == backslash else {
-                scratch.append(c)
+                out.append(c)
                 i += 1
                 continue
             }
             let e = b[i + 1]
             switch e {
-            case UInt8(ascii: "b"): scratch.append(0x08); i += 2
-            case UInt8(ascii: "f"): scratch.append(0x0C); i += 2
-            case UInt8(ascii: "n"): scratch.append(0x0A); i += 2
-            case UInt8(ascii: "r"): scratch.append(0x0D); i += 2
-            case UInt8(ascii: "t"): scratch.append(0x09); i += 2
+            case UInt8(ascii: "b"): out.append(0x08); i += 2
+            case UInt8(ascii: "f"): out.append(0x0C); i += 2
+            case UInt8(ascii: "n"): out.append(0x0A); i += 2
+            case UInt8(ascii: "r"): out.append(0x0D); i += 2
+            case UInt8(ascii: "t"): out.append(0x09); i += 2
             case UInt8(ascii: "u"):
                 var scalar = unsafeHex4(b, i + 2)
                 i += 6
@@ -590,40 +611,44 @@ final class JSONLLineParser {
                     scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     i += 6
                 }
-                appendUTF8(scalar)
-            default: scratch.append(e); i += 2   // \" \\ \/
+                appendUTF8(scalar, to: &out)
+            default: out.append(e); i += 2   // \" \\ \/
             }
         }
     }
 
-    private func unsafeHex4(_ b: UnsafeBufferPointer<UInt8>, _ i: Int) -> UInt32 {
+    private static func unsafeHex4(_ b: UnsafeBufferPointer<UInt8>, _ i: Int) -> UInt32 {
         var v: UInt32 = 0
-        for k in 0..<4 { v = v << 4 | (hexDigit(b[i + k]) ?? 0) }
+        for k in 0..<4 {
+            let c = b[i + k]
+            let d: UInt32 = c <= 57 ? UInt32(c) - 48 : c <= 70 ? UInt32(c) - 55 : UInt32(c) - 87
+            v = v << 4 | d
+        }
         return v
     }
 
-    private func appendUTF8(_ v: UInt32) {
+    private static func appendUTF8(_ v: UInt32, to out: inout [UInt8]) {
         switch v {
         case 0..<0x80:
-            scratch.append(UInt8(v))
+            out.append(UInt8(v))
         case 0x80..<0x800:
-            scratch.append(UInt8(0xC0 | (v >> 6)))
-            scratch.append(UInt8(0x80 | (v & 0x3F)))
+            out.append(UInt8(0xC0 | (v >> 6)))
+            out.append(UInt8(0x80 | (v & 0x3F)))
         case 0x800..<0x10000:
-            scratch.append(UInt8(0xE0 | (v >> 12)))
-            scratch.append(UInt8(0x80 | ((v >> 6) & 0x3F)))
-            scratch.append(UInt8(0x80 | (v & 0x3F)))
+            out.append(UInt8(0xE0 | (v >> 12)))
+            out.append(UInt8(0x80 | ((v >> 6) & 0x3F)))
+            out.append(UInt8(0x80 | (v & 0x3F)))
         default:
-            scratch.append(UInt8(0xF0 | (v >> 18)))
-            scratch.append(UInt8(0x80 | ((v >> 12) & 0x3F)))
-            scratch.append(UInt8(0x80 | ((v >> 6) & 0x3F)))
-            scratch.append(UInt8(0x80 | (v & 0x3F)))
+            out.append(UInt8(0xF0 | (v >> 18)))
+            out.append(UInt8(0x80 | ((v >> 12) & 0x3F)))
+            out.append(UInt8(0x80 | ((v >> 6) & 0x3F)))
+            out.append(UInt8(0x80 | (v & 0x3F)))
         }
     }
 
-    private func string(_ b: UnsafeBufferPointer<UInt8>, _ span: JSONValueSpan) -> String {
+    private mutating func string(_ b: UnsafeBufferPointer<UInt8>, _ span: JSONValueSpan) -> String {
         if span.isEscaped {
-            decodeEscaped(b, span.start, span.end)
+            Self.decodeEscaped(b, span.start, span.end, into: &scratch)
             return String(decoding: scratch, as: UTF8.self)
         }
         return String(decoding: UnsafeBufferPointer(rebasing: b[span.start..<span.end]), as: UTF8.self)
@@ -679,7 +704,7 @@ final class JSONLLineParser {
 
     // MARK: - Pass two: the event
 
-    private func buildEvent(_ b: UnsafeBufferPointer<UInt8>) throws(JSONLLineFailure) -> Event {
+    private mutating func buildEvent(_ b: UnsafeBufferPointer<UInt8>) throws(JSONLLineFailure) -> Event {
         let type = try eventType(b)
         let time = try eventTime(b)
         let user = try optionalString(b, .user) ?? Event.defaultUser
@@ -760,7 +785,7 @@ final class JSONLLineParser {
         return JSONLLineFailure(offset: 0, field: field.name, message: "missing required field '\(field.name)'\(detail)")
     }
 
-    private func eventType(_ b: UnsafeBufferPointer<UInt8>) throws(JSONLLineFailure) -> EventType {
+    private mutating func eventType(_ b: UnsafeBufferPointer<UInt8>) throws(JSONLLineFailure) -> EventType {
         let span = slots[JSONLField.type.rawValue]
         guard span.kind != .absent else { throw missing(.type, nil) }
         guard span.kind == .string else { throw wrongKind("type", "a string", span) }
@@ -797,13 +822,13 @@ final class JSONLLineParser {
         return nil
     }
 
-    private func eventTime(_ b: UnsafeBufferPointer<UInt8>) throws(JSONLLineFailure) -> EventTime {
+    private mutating func eventTime(_ b: UnsafeBufferPointer<UInt8>) throws(JSONLLineFailure) -> EventTime {
         let span = slots[JSONLField.time.rawValue]
         guard span.kind != .absent else { throw missing(.time, nil) }
         guard span.kind == .string else { throw wrongKind("time", "a string (RFC 3339 with a UTC offset)", span) }
         do {
             if span.isEscaped {
-                decodeEscaped(b, span.start, span.end)
+                Self.decodeEscaped(b, span.start, span.end, into: &scratch)
                 return try scratch.withUnsafeBufferPointer { (p) throws(TimeFormatError) in try EventTime(rfc3339Bytes: p) }
             }
             return try EventTime(rfc3339Bytes: UnsafeBufferPointer(rebasing: b[span.start..<span.end]))
@@ -814,7 +839,7 @@ final class JSONLLineParser {
         }
     }
 
-    private func optionalString(_ b: UnsafeBufferPointer<UInt8>, _ field: JSONLField) throws(JSONLLineFailure) -> String? {
+    private mutating func optionalString(_ b: UnsafeBufferPointer<UInt8>, _ field: JSONLField) throws(JSONLLineFailure) -> String? {
         let span = slots[field.rawValue]
         switch span.kind {
         case .absent, .null: return nil
@@ -826,7 +851,7 @@ final class JSONLLineParser {
         }
     }
 
-    private func requiredString(
+    private mutating func requiredString(
         _ b: UnsafeBufferPointer<UInt8>, _ field: JSONLField, _ type: EventType, allowEmpty: Bool = false
     ) throws(JSONLLineFailure) -> String {
         let span = slots[field.rawValue]
@@ -860,7 +885,7 @@ final class JSONLLineParser {
     }
 
     /// Decodes `widgets` (syntax already checked by pass one).
-    private func widgets(_ b: UnsafeBufferPointer<UInt8>, _ type: EventType) throws(JSONLLineFailure) -> [WidgetConfig] {
+    private mutating func widgets(_ b: UnsafeBufferPointer<UInt8>, _ type: EventType) throws(JSONLLineFailure) -> [WidgetConfig] {
         let span = slots[JSONLField.widgets.rawValue]
         guard span.kind != .absent else { throw missing(.widgets, type) }
         guard span.kind == .array else { throw wrongKind("widgets", "an array of {\"id\": ..., \"app\": ...} objects", span) }
@@ -870,34 +895,40 @@ final class JSONLLineParser {
         var index = 0
         while true {
             let path = "widgets[\(index)]"
+            let elementKey = JSONKeyContext(field: nil, start: -1, end: -1, isEscaped: false, widgetIndex: index)
             var element = JSONValueSpan.absent
-            let elementEnd = try scanValue(b, i, into: &element, depth: 2) { path }
+            let elementEnd = try scanValue(b, i, into: &element, depth: 2, key: elementKey)
             guard element.kind == .object else { throw wrongKind(path, "an object {\"id\": ..., \"app\": ...}", element) }
             var idSpan = JSONValueSpan.absent
             var appSpan = JSONValueSpan.absent
-            var otherKeys: [String] = []
+            var otherKeys: [[UInt8]] = []
             var j = skipWhitespace(b, i + 1)
             if b[j] != UInt8(ascii: "}") {
                 while true {
                     let keyStart = j
-                    let (keyEnd, keyEscaped) = try scanString(b, j + 1, field: path)
-                    let name = keyName(b, keyStart, keyEnd, keyEscaped)
+                    let (keyEnd, keyEscaped) = try scanString(b, j + 1, key: elementKey)
+                    let bytes = keyBytes(b, keyStart, keyEnd, keyEscaped)
+                    let key = JSONKeyContext(field: nil, start: keyStart, end: keyEnd, isEscaped: keyEscaped, widgetIndex: index)
                     j = skipWhitespace(b, keyEnd + 1)       // at ':'
                     j = skipWhitespace(b, j + 1)
                     var value = JSONValueSpan.absent
                     value.keyStart = keyStart
-                    j = try scanValue(b, j, into: &value, depth: 3) { "\(path).\(name)" }
-                    let previous: JSONValueSpan?
-                    switch name {
-                    case "id": previous = idSpan; idSpan = value
-                    case "app": previous = appSpan; appSpan = value
-                    default:
-                        previous = otherKeys.contains(name) ? value : nil
-                        otherKeys.append(name)
+                    j = try scanValue(b, j, into: &value, depth: 3, key: key)
+                    let isDuplicate: Bool
+                    if bytes.elementsEqual("id".utf8) {
+                        isDuplicate = idSpan.kind != .absent
+                        idSpan = value
+                    } else if bytes.elementsEqual("app".utf8) {
+                        isDuplicate = appSpan.kind != .absent
+                        appSpan = value
+                    } else {
+                        isDuplicate = otherKeys.contains(bytes)
+                        otherKeys.append(bytes)
                     }
-                    if let previous, previous.kind != .absent {
-                        throw JSONLLineFailure(offset: keyStart, field: "\(path).\(name)",
-                                               message: "duplicate key '\(name)' in '\(path)'")
+                    if isDuplicate {
+                        let keyText = String(decoding: bytes, as: UTF8.self)
+                        throw JSONLLineFailure(offset: keyStart, field: "\(path).\(keyText)",
+                                               message: "duplicate key '\(keyText)' in '\(path)'")
                     }
                     j = skipWhitespace(b, j)
                     if b[j] == UInt8(ascii: ",") {

@@ -22,17 +22,36 @@ enum JSONLLineChunk {
     case end
 }
 
-/// Reads lines out of a file descriptor or bytes in memory. Not thread-safe.
-final class JSONLLineSource {
+/// Owns what a line source reads into and from: the buffer and the file descriptor.
+private final class JSONLInput {
+    let buffer: UnsafeMutablePointer<UInt8>
+    let descriptor: Int32
+    let closesDescriptor: Bool
+
+    init(capacity: Int, descriptor: Int32, closes: Bool) {
+        buffer = .allocate(capacity: capacity)
+        self.descriptor = descriptor
+        closesDescriptor = closes
+    }
+
+    deinit {
+        buffer.deallocate()
+        if closesDescriptor, descriptor >= 0 { _ = close(descriptor) }
+    }
+}
+
+/// Reads lines out of a file descriptor or bytes in memory. Not thread-safe; copies share the
+/// input, so only one copy may be used.
+struct JSONLLineSource {
     /// 1 MiB: the read size and the default longest accepted line.
     static let defaultChunkSize = 1 << 20
     static let defaultMaximumLineLength = 1 << 20
 
     let maximumLineLength: Int
     private let chunkSize: Int
-    private var descriptor: Int32
-    private let closesDescriptor: Bool
-    private var buffer: UnsafeMutablePointer<UInt8>
+    private let input: JSONLInput
+    private let buffer: UnsafeMutablePointer<UInt8>
+    private let descriptor: Int32
     private let capacity: Int
     /// Unconsumed bytes are `buffer[start..<end]`; no newline in `buffer[start..<scanned]`.
     private var start = 0
@@ -44,37 +63,32 @@ final class JSONLLineSource {
     init(bytes: [UInt8], maximumLineLength: Int = defaultMaximumLineLength) {
         self.maximumLineLength = maximumLineLength
         chunkSize = 0
-        descriptor = -1
-        closesDescriptor = false
         capacity = max(bytes.count, 1)
-        let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: max(bytes.count, 1))
+        input = JSONLInput(capacity: capacity, descriptor: -1, closes: false)
+        buffer = input.buffer
+        descriptor = -1
+        let target = buffer
         bytes.withUnsafeBufferPointer { source in
-            if let base = source.baseAddress { storage.initialize(from: base, count: source.count) }
+            if let base = source.baseAddress { target.initialize(from: base, count: source.count) }
         }
-        buffer = storage
         end = bytes.count
         isAtEndOfInput = true
     }
 
-    /// Lines read from `descriptor` in `chunkSize` reads; closes it on deinit if `closes`.
+    /// Lines read from `descriptor` in `chunkSize` reads; closes it when done if `closes`.
     init(descriptor: Int32, closes: Bool, chunkSize: Int = defaultChunkSize,
          maximumLineLength: Int = defaultMaximumLineLength) {
         self.maximumLineLength = maximumLineLength
         self.chunkSize = chunkSize
-        self.descriptor = descriptor
-        closesDescriptor = closes
         capacity = maximumLineLength + chunkSize + 1
-        buffer = .allocate(capacity: capacity)
+        input = JSONLInput(capacity: capacity, descriptor: descriptor, closes: closes)
+        buffer = input.buffer
+        self.descriptor = descriptor
         isAtEndOfInput = false
     }
 
-    deinit {
-        buffer.deallocate()
-        if closesDescriptor, descriptor >= 0 { _ = close(descriptor) }
-    }
-
     /// The next line, or why there is none.
-    func next() -> JSONLLineChunk {
+    mutating func next() -> JSONLLineChunk {
         while true {
             if scanned < end, let newline = memchr(buffer + scanned, 0x0A, end - scanned) {
                 let at = buffer.distance(to: newline.assumingMemoryBound(to: UInt8.self))
@@ -100,7 +114,7 @@ final class JSONLLineSource {
     }
 
     /// Moves pending bytes to the front and reads one chunk; sets `isAtEndOfInput` on EOF.
-    private func fill() -> JSONLLineChunk? {
+    private mutating func fill() -> JSONLLineChunk? {
         if start > 0 {
             let pending = end - start
             if pending > 0 { buffer.update(from: buffer + start, count: pending) }
@@ -129,7 +143,7 @@ final class JSONLLineSource {
     }
 
     /// Drops bytes up to and including the next newline (or the end of input).
-    private func skipOverlongLine() -> JSONLLineChunk {
+    private mutating func skipOverlongLine() -> JSONLLineChunk {
         while true {
             if scanned < end, let newline = memchr(buffer + scanned, 0x0A, end - scanned) {
                 start = buffer.distance(to: newline.assumingMemoryBound(to: UInt8.self)) + 1

@@ -14,10 +14,10 @@ import Darwin
 /// ```
 ///
 /// Input is read in 1 MiB chunks; memory stays bounded whatever the file size. Blank lines are
-/// ignored; a line longer than 1 MiB is rejected. A copy of a reader shares its position.
+/// ignored; a line longer than 1 MiB is rejected. Copies of a reader share its input: use one.
 public struct JSONLReader {
-    private let source: JSONLLineSource
-    private let parser = JSONLLineParser()
+    private var source: JSONLLineSource
+    private var parser = JSONLLineParser()
     private let name: String
     private var line = 0
     private var hasContent = false
@@ -108,7 +108,7 @@ public struct JSONLReader {
     public var lineNumber: Int { line }
 
     private static func isBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        for c in bytes where !(c == 0x20 || c == 0x09 || c == 0x0D) { return false }
+        for c in bytes where !(c == 0x20 || c == 0x09 || c == 0x0D) { return false }   // stops at the first '{'
         return true
     }
 
