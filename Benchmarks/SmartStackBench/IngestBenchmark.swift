@@ -190,7 +190,7 @@ private func measure(_ body: () throws -> Void) throws -> Double {
 
 /// Prints a figure as soon as it is measured (stderr), so a phase that fails later loses nothing.
 private func report(_ name: String, _ value: Double, _ unit: String) {
-    fflush(stdout)
+    fflush(nil)   // all C output streams: keep stdout and stderr in order
     FileHandle.standardError.write(Data("  \(name): \(formatted(value, decimals: 0)) \(unit)\n".utf8))
 }
 

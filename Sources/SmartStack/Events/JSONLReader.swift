@@ -115,7 +115,9 @@ public struct JSONLReader {
     private func locate(_ failure: JSONLLineFailure, isTerminated: Bool, length: Int) -> JSONLError {
         var message = failure.message
         if failure.reachedEnd && !isTerminated {
-            message = "last line is truncated: the file ends in the middle of a JSON object (\(message))"
+            let prefix = "line ends too early: "
+            if message.hasPrefix(prefix) { message.removeFirst(prefix.count) }
+            message = "last line is truncated (the file ends in the middle of a JSON object): \(message)"
         }
         return JSONLError(file: name, line: line, column: failure.offset + 1, field: failure.field, message: message)
     }
