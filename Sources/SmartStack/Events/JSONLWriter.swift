@@ -13,7 +13,7 @@
 ///
 /// The writer writes what it is given: an event the reader would reject (an empty id, a NaN
 /// latitude, written as `null`) stays invalid.
-public enum JSONLWriter {
+public enum JSONLWriter: Sendable {
     /// The canonical line for `event`, without the trailing newline.
     ///
     /// - Complexity: O(n) in the size of the event.
