@@ -94,6 +94,15 @@ private struct SplitMix64: RandomNumberGenerator {
         #expect(covered == Set(EventType.allCases))
     }
 
+    @Test func everyKnownKeyIsRecognised() throws {
+        #expect(JSONLField.count == JSONLField.allCases.count)
+        for field in JSONLField.allCases {
+            // A known key given twice is a duplicate: proves the parser recognised it.
+            let line = #"{"\#(field.name)":1,"\#(field.name)":2}"#
+            #expect(firstError(line)?.message.hasPrefix("duplicate key '\(field.name)' (first at column 2)") == true, "\(field.name)")
+        }
+    }
+
     @Test func commonFieldsAndDefaults() throws {
         let text = """
             {"type":"screen_on","id":"e1","user":"u07","time":"2013-03-27T12:05:00.125Z"}

@@ -30,6 +30,9 @@ enum JSONLField: Int, CaseIterable {
     case time, type, user, id, app, stack, widgets, widget, propensity, policy
     case from, to, lat, lon, accuracy, place, key, value, score, duration
 
+    /// The number of cases (`allCases.count` without building the array).
+    static let count = 20
+
     var name: String {
         switch self {
         case .time: "time"
@@ -156,7 +159,7 @@ struct JSONLLineParser {
     /// Deepest nesting accepted in ignored values (the event itself uses 3 levels).
     static let maximumDepth = 64
 
-    private let storage = JSONLSlotStorage(count: JSONLField.allCases.count)
+    private let storage = JSONLSlotStorage(count: JSONLField.count)
     private let slots: UnsafeMutablePointer<JSONValueSpan>
     private var scratch: [UInt8] = []
     private var unknownKeys: [[UInt8]] = []
@@ -187,7 +190,7 @@ struct JSONLLineParser {
     /// Parses `b`, one line without its newline.
     mutating func parse(_ b: UnsafeBufferPointer<UInt8>) throws(JSONLLineFailure) -> Event {
         let n = b.count
-        for k in 0..<JSONLField.allCases.count { slots[k] = .absent }
+        for k in 0..<JSONLField.count { slots[k] = .absent }
         if !unknownKeys.isEmpty { unknownKeys.removeAll(keepingCapacity: true) }
 
         var i = skipWhitespace(b, 0)
