@@ -161,8 +161,16 @@ struct JSONLLineParser {
 
     private let storage = JSONLSlotStorage(count: JSONLField.count)
     private let slots: UnsafeMutablePointer<JSONValueSpan>
+    /// Bit `k` set when `slots[k]` holds this line's value of field `k` (others are stale).
+    private var presentFields: UInt32 = 0
     private var scratch: [UInt8] = []
     private var unknownKeys: [[UInt8]] = []
+
+    /// Where this line's value of `field` is, or `.absent`.
+    @inline(__always)
+    private func slot(_ field: JSONLField) -> JSONValueSpan {
+        presentFields & (1 << UInt32(field.rawValue)) != 0 ? slots[field.rawValue] : .absent
+    }
 
     init() {
         slots = storage.slots
@@ -190,7 +198,7 @@ struct JSONLLineParser {
     /// Parses `b`, one line without its newline.
     mutating func parse(_ b: UnsafeBufferPointer<UInt8>) throws(JSONLLineFailure) -> Event {
         let n = b.count
-        for k in 0..<JSONLField.count { slots[k] = .absent }
+        presentFields = 0
         if !unknownKeys.isEmpty { unknownKeys.removeAll(keepingCapacity: true) }
 
         var i = skipWhitespace(b, 0)
@@ -221,13 +229,14 @@ struct JSONLLineParser {
                 span.keyStart = keyStart
                 i = try scanValue(b, i, into: &span, depth: 1, key: key)
                 if let field {
-                    let previous = slots[field.rawValue]
+                    let previous = slot(field)
                     guard previous.kind == .absent else {
                         throw JSONLLineFailure(
                             offset: keyStart, field: field.name,
                             message: "duplicate key '\(field.name)' (first at column \(previous.keyStart + 1))")
                     }
                     slots[field.rawValue] = span
+                    presentFields |= 1 << UInt32(field.rawValue)
                 } else {
                     try rememberUnknownKey(b, key)
                 }
@@ -775,7 +784,7 @@ struct JSONLLineParser {
     }
 
     private func valueFailure(_ field: JSONLField, _ text: String) -> JSONLLineFailure {
-        JSONLLineFailure(offset: slots[field.rawValue].valueStart, field: field.name, message: "field '\(field.name)': \(text)")
+        JSONLLineFailure(offset: slot(field).valueStart, field: field.name, message: "field '\(field.name)': \(text)")
     }
 
     private func wrongKind(_ field: String, _ expected: String, _ span: JSONValueSpan) -> JSONLLineFailure {
@@ -789,7 +798,7 @@ struct JSONLLineParser {
     }
 
     private mutating func eventType(_ b: UnsafeBufferPointer<UInt8>) throws(JSONLLineFailure) -> EventType {
-        let span = slots[JSONLField.type.rawValue]
+        let span = slot(.type)
         guard span.kind != .absent else { throw missing(.type, nil) }
         guard span.kind == .string else { throw wrongKind("type", "a string", span) }
         if !span.isEscaped, let type = Self.eventType(b.baseAddress! + span.start, span.end - span.start) {
@@ -826,7 +835,7 @@ struct JSONLLineParser {
     }
 
     private mutating func eventTime(_ b: UnsafeBufferPointer<UInt8>) throws(JSONLLineFailure) -> EventTime {
-        let span = slots[JSONLField.time.rawValue]
+        let span = slot(.time)
         guard span.kind != .absent else { throw missing(.time, nil) }
         guard span.kind == .string else { throw wrongKind("time", "a string (RFC 3339 with a UTC offset)", span) }
         do {
@@ -843,7 +852,7 @@ struct JSONLLineParser {
     }
 
     private mutating func optionalString(_ b: UnsafeBufferPointer<UInt8>, _ field: JSONLField) throws(JSONLLineFailure) -> String? {
-        let span = slots[field.rawValue]
+        let span = slot(field)
         switch span.kind {
         case .absent, .null: return nil
         case .string:
@@ -857,7 +866,7 @@ struct JSONLLineParser {
     private mutating func requiredString(
         _ b: UnsafeBufferPointer<UInt8>, _ field: JSONLField, _ type: EventType, allowEmpty: Bool = false
     ) throws(JSONLLineFailure) -> String {
-        let span = slots[field.rawValue]
+        let span = slot(field)
         switch span.kind {
         case .absent: throw missing(field, type)
         case .string:
@@ -876,20 +885,20 @@ struct JSONLLineParser {
     }
 
     private func requiredNumber(_ b: UnsafeBufferPointer<UInt8>, _ field: JSONLField, _ type: EventType) throws(JSONLLineFailure) -> Double {
-        let span = slots[field.rawValue]
+        let span = slot(field)
         guard span.kind != .absent else { throw missing(field, type) }
         return try number(b, field, span)
     }
 
     private func optionalNumber(_ b: UnsafeBufferPointer<UInt8>, _ field: JSONLField) throws(JSONLLineFailure) -> Double? {
-        let span = slots[field.rawValue]
+        let span = slot(field)
         if span.kind == .absent || span.kind == .null { return nil }
         return try number(b, field, span)
     }
 
     /// Decodes `widgets` (syntax already checked by pass one).
     private mutating func widgets(_ b: UnsafeBufferPointer<UInt8>, _ type: EventType) throws(JSONLLineFailure) -> [WidgetConfig] {
-        let span = slots[JSONLField.widgets.rawValue]
+        let span = slot(.widgets)
         guard span.kind != .absent else { throw missing(.widgets, type) }
         guard span.kind == .array else { throw wrongKind("widgets", "an array of {\"id\": ..., \"app\": ...} objects", span) }
         var result: [WidgetConfig] = []
