@@ -437,6 +437,26 @@ private struct SplitMix64: RandomNumberGenerator {
         #expect(reader.lineNumber == original.count)
     }
 
+    @Test func emptyAndTruncatedFilesFromDisk() throws {
+        let empty = try temporaryFile([])
+        defer { try? FileManager.default.removeItem(atPath: empty) }
+        var reader = try JSONLReader(path: empty, chunkSize: 4, maximumLineLength: 64)
+        #expect(throws: JSONLError(file: empty, line: 1, column: 1, field: nil, message: "file is empty: no events")) {
+            _ = try reader.next()
+        }
+        let cut = try temporaryFile(Array("{\"time\":\"2013-03-27T08:05:00Z\",\"type\":\"screen_on\"}\n{\"time\":\"2013-03-27T08:0".utf8))
+        defer { try? FileManager.default.removeItem(atPath: cut) }
+        var truncated = try JSONLReader(path: cut, chunkSize: 4, maximumLineLength: 64)
+        #expect(try truncated.next()?.type == .screenOn)
+        #expect {
+            _ = try truncated.next()
+        } throws: { error in
+            let error = error as? JSONLError
+            return error?.line == 2 && error?.field == "time" && error?.message.hasPrefix("last line is truncated") == true
+        }
+        #expect(try truncated.next() == nil)
+    }
+
     @Test(arguments: [5, 16, 100])
     func overlongLineIsRejectedAndSkipped(chunkSize: Int) throws {
         let good = #"{"time":"2013-03-27T08:05:00Z","type":"screen_on"}"#

@@ -40,7 +40,7 @@ public struct JSONLReader {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             let code = errno
-            let reason = code == ENOENT ? "no such file" : String(cString: strerror(code))
+            let reason = code == ENOENT ? "no such file" : Self.lowercasedFirst(String(cString: strerror(code)))
             throw JSONLError(file: path, line: 0, column: 0, field: nil, message: "cannot open: \(reason)")
         }
         var status = stat()
@@ -106,6 +106,12 @@ public struct JSONLReader {
 
     /// 1-based number of the line last returned or rejected.
     public var lineNumber: Int { line }
+
+    /// `Permission denied` → `permission denied`, to continue a sentence.
+    private static func lowercasedFirst(_ text: String) -> String {
+        guard let first = text.first else { return text }
+        return first.lowercased() + text.dropFirst()
+    }
 
     private static func isBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         for c in bytes where !(c == 0x20 || c == 0x09 || c == 0x0D) { return false }   // stops at the first '{'
