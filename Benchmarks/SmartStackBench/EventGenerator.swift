@@ -1,7 +1,7 @@
 import SmartStack
 
 /// SplitMix64: a tiny seeded generator, so every benchmark run sees the same events.
-struct SplitMix64: RandomNumberGenerator {
+private struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
 
     init(seed: UInt64) { state = seed }

@@ -117,7 +117,7 @@ func runIngestBenchmark(_ arguments: [String]) throws {
 }
 
 /// Wall-clock and CPU seconds of one measured run.
-struct Timing {
+private struct Timing {
     var wall: Double
     var cpu: Double
 
@@ -128,7 +128,7 @@ struct Timing {
 }
 
 /// Parsed `smartstack-bench ingest` options.
-struct IngestBenchmarkOptions {
+private struct IngestBenchmarkOptions {
     var events = 1_000_000
     var seed: UInt64 = 42
     /// `--repeat`: runs per phase; by default 3 for parse (short) and 1 for the SQLite phases.
@@ -178,14 +178,14 @@ struct IngestBenchmarkOptions {
 }
 
 /// A benchmark that could not run or produced a wrong result.
-struct BenchmarkFailure: Error, CustomStringConvertible {
+private struct BenchmarkFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }
 
 /// One line of the results table: a rate by wall clock and by CPU time (the CPU figure is what
 /// one idle core would do when the machine is shared), or a ratio.
-struct BenchmarkFigure {
+private struct BenchmarkFigure {
     var name: String
     var value: Double
     var cpuValue: Double?
@@ -242,7 +242,7 @@ private func removeDatabase(_ path: String) {
 }
 
 /// `1234567.8` → `1,234,568` (grouped, fixed decimals).
-func formatted(_ value: Double, decimals: Int) -> String {
+private func formatted(_ value: Double, decimals: Int) -> String {
     let text = String(format: "%.\(decimals)f", value)
     let parts = text.split(separator: ".", maxSplits: 1)
     var integer = String(parts[0])
@@ -296,7 +296,7 @@ private func printTable(_ figures: [BenchmarkFigure]) {
 /// The same rows as `EventStore.append`, inserted with raw SQLite calls: one prepared
 /// statement, one transaction, the store's own schema, indexes and pragmas (WAL,
 /// synchronous=NORMAL). This is the ceiling the store's append is compared with.
-final class RawSQLiteBaseline {
+private final class RawSQLiteBaseline {
     private var db: OpaquePointer?
 
     /// Mirrors `StoreSchema.createEvents` of the store (users and events, with its indexes).

@@ -526,7 +526,7 @@ private struct SplitMix64: RandomNumberGenerator {
 }
 
 /// Random valid events with awkward strings and numbers, for round-trip tests.
-enum RandomEvents {
+private enum RandomEvents {
     private static let alphabet: [String] = ["a", "Z", "0", " ", "\"", "\\", "/", "\n", "\t", "\u{0}", "\u{1F}", "\u{7F}",
                                               "é", "€", "😀", "\u{2028}", "{", "}", "[", "]", ":", ","]
 
