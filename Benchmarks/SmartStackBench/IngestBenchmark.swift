@@ -323,6 +323,7 @@ private final class RawSQLiteBaseline {
         CREATE UNIQUE INDEX events_user_id ON events(user_key, id) WHERE id IS NOT NULL;
         CREATE INDEX events_user_time ON events(user_key, time_ns);
         CREATE INDEX events_time ON events(time_ns);
+        PRAGMA application_id = 1399681908;
         """
 
     /// Mirrors `StoreSchema.insertEvent`.
@@ -333,11 +334,12 @@ private final class RawSQLiteBaseline {
         """
 
     init(path: String) throws {
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK else {
+        // The store's connection settings: no SQLite mutex (one thread), WAL, synchronous=NORMAL.
+        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
             throw BenchmarkFailure("raw SQLite: cannot open \(path)")
         }
         try execute("PRAGMA journal_mode=WAL")
-        try execute("PRAGMA synchronous=NORMAL")
+        try execute("PRAGMA synchronous=NORMAL; PRAGMA secure_delete=ON; PRAGMA foreign_keys=ON")
         try execute(Self.schema)
     }
 
