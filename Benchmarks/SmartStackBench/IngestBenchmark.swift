@@ -323,7 +323,7 @@ private final class RawSQLiteBaseline {
         CREATE UNIQUE INDEX events_user_id ON events(user_key, id) WHERE id IS NOT NULL;
         CREATE INDEX events_user_time ON events(user_key, time_ns);
         CREATE INDEX events_time ON events(time_ns);
-        PRAGMA application_id = 1399681908;
+        PRAGMA application_id = 1399673716;
         """
 
     /// Mirrors `StoreSchema.insertEvent`.
