@@ -213,7 +213,8 @@ struct JSONLLineParser {
             while true {
                 guard i < n else { throw endOfLine(i, "expected a key in double quotes") }
                 guard b[i] == quote else {
-                    throw JSONLLineFailure(offset: i, message: "expected a key in double quotes but found \(describeByte(b[i]))")
+                    let trailing = b[i] == UInt8(ascii: "}") ? " (a trailing comma is not allowed in JSON)" : ""
+                    throw JSONLLineFailure(offset: i, message: "expected a key in double quotes but found \(describeByte(b[i]))\(trailing)")
                 }
                 let keyStart = i
                 let (keyEnd, keyEscaped) = try scanString(b, i + 1, key: nil)
@@ -502,7 +503,8 @@ struct JSONLLineParser {
             if isObject {
                 guard i < n else { throw endOfLine(i, "expected a key in double quotes inside '\(name(key, b))'") }
                 guard b[i] == quote else {
-                    throw failure(i, key, b, "expected a key in double quotes but found \(describeByte(b[i]))")
+                    let trailing = b[i] == closer ? " (a trailing comma is not allowed in JSON)" : ""
+                    throw failure(i, key, b, "expected a key in double quotes but found \(describeByte(b[i]))\(trailing)")
                 }
                 let (close, _) = try scanString(b, i + 1, key: key)
                 i = skipWhitespace(b, close + 1)
@@ -511,6 +513,9 @@ struct JSONLLineParser {
                     throw failure(i, key, b, "expected ':' but found \(describeByte(b[i]))")
                 }
                 i = skipWhitespace(b, i + 1)
+            }
+            if !isObject, i < n, b[i] == closer {
+                throw failure(i, key, b, "expected a value but found ']' (a trailing comma is not allowed in JSON)")
             }
             i = try scanValue(b, i, into: &inner, depth: depth + 1, key: key)
             i = skipWhitespace(b, i)
