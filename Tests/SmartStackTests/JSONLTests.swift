@@ -411,6 +411,48 @@ private struct SplitMix64: RandomNumberGenerator {
         #expect(badLines == [2, 3])
     }
 
+    @Test func mutatedLinesNeverCrashAndAcceptedOnesRoundTrip() throws {
+        var rng = SplitMix64(state: 7)
+        let interesting: [UInt8] = Array(#"{}[],:"\u0-+.eE1 tfn"#.utf8) + [0x00, 0x0A, 0x7F, 0xC3, 0xA9, 0xED, 0xF0, 0xFF]
+        var text: [UInt8] = []
+        var blankLines = 0
+        for _ in 0..<4000 {
+            var line: [UInt8] = []
+            JSONLWriter.append(RandomEvents.event(using: &rng), to: &line)
+            line.removeLast()
+            for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                let at = Int.random(in: 0..<line.count, using: &rng)
+                switch Int.random(in: 0...3, using: &rng) {
+                case 0: line[at] = interesting.randomElement(using: &rng)!
+                case 1: line.remove(at: at)
+                case 2: line.insert(interesting.randomElement(using: &rng)!, at: at)
+                default: line.removeSubrange(at...)
+                }
+                if line.isEmpty { line = Array("{".utf8) }
+            }
+            line = line.map { $0 == 0x0A ? 0x20 : $0 }
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { blankLines += 1 }
+            text += line + [0x0A]
+        }
+        var reader = JSONLReader(bytes: text, name: "fuzz.jsonl")
+        var accepted = 0, rejected = 0
+        while true {
+            do {
+                guard let event = try reader.next() else { break }
+                accepted += 1
+                var again = JSONLReader(bytes: Array(JSONLWriter.line(for: event).utf8), name: "again")
+                #expect(try again.next() == event)
+            } catch {
+                rejected += 1
+                #expect(error.line == reader.lineNumber)
+                #expect(error.column >= 1)
+                #expect(!error.message.isEmpty)
+            }
+        }
+        #expect(accepted + rejected + blankLines == 4000, "blank lines are skipped, every other line is accepted or rejected")
+        #expect(rejected > 1000, "most mutations break a line")
+    }
+
     // MARK: - Files and chunks
 
     @Test func missingFileIsAnErrorAtLineZero() {
