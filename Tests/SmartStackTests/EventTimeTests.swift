@@ -124,6 +124,14 @@ import Testing
         #expect(t.rfc3339 == "2013-03-27T22:30:00-04:00")
     }
 
+    @Test func offsetWithSecondsKeepsTheInstant() throws {
+        let odd = EventTime(nanosecondsSinceEpoch: 1_364_385_900_000_000_000, utcOffsetSeconds: -(4 * 3600 + 56 * 60 + 2))
+        #expect(odd.rfc3339 == "2013-03-27T07:09:00-04:56")
+        #expect(try parse(odd.rfc3339).nanosecondsSinceEpoch == odd.nanosecondsSinceEpoch)
+        let small = EventTime(nanosecondsSinceEpoch: 0, utcOffsetSeconds: 30)
+        #expect(small.rfc3339 == "1970-01-01T00:00:00Z")
+    }
+
     @Test func civilDaysRoundTrip() {
         for day in stride(from: Int64(-800_000), through: 2_950_000, by: 997) {
             let (y, m, d) = EventTime.civilFromDays(day)

@@ -121,7 +121,9 @@ extension EventTime {
     }
 
     /// The canonical RFC 3339 text: local date-time in the event's offset, fractional seconds
-    /// only when non-zero (shortest exact digits), `Z` for a zero offset.
+    /// only when non-zero (shortest exact digits), `Z` for a zero offset. An offset that is not a
+    /// whole number of minutes (RFC 3339 cannot write it) is truncated to the minute; the instant
+    /// is kept exactly.
     public var rfc3339: String {
         var out = ""
         out.reserveCapacity(35)
@@ -131,7 +133,10 @@ extension EventTime {
 
     /// Appends ``rfc3339`` to `out` without intermediate allocations.
     public func appendRFC3339(to out: inout String) {
-        let local = localNanoseconds
+        // RFC 3339 offsets are whole minutes: an offset with seconds is written truncated to the
+        // minute, and the local time with that same offset, so the instant stays exact.
+        let offset = Int64(utcOffsetSeconds) / 60 * 60
+        let local = nanosecondsSinceEpoch + offset * 1_000_000_000
         let days = Self.floorDiv(local, 86_400_000_000_000)
         let nanosOfDay = local - days * 86_400_000_000_000
         let (y, m, d) = Self.civilFromDays(days)
@@ -149,11 +154,11 @@ extension EventTime {
             while text.count < digits { text = "0" + text }
             out += "."; out += text
         }
-        if utcOffsetSeconds == 0 {
+        if offset == 0 {
             out += "Z"
         } else {
-            let magnitude = Int64(abs(Int(utcOffsetSeconds)))
-            out += utcOffsetSeconds < 0 ? "-" : "+"
+            let magnitude = abs(offset)
+            out += offset < 0 ? "-" : "+"
             out += Self.pad2(magnitude / 3600); out += ":"; out += Self.pad2(magnitude / 60 % 60)
         }
     }
