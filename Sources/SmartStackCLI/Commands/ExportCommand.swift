@@ -84,12 +84,16 @@ public struct ExportCommand: SubcommandProtocol, Hashable {
         let chunk = 1 << 16
         var buffer: [UInt8] = []
         buffer.reserveCapacity(chunk + 4096)
-        try store.forEach(query) { _, event in
-            JSONLWriter.append(event, to: &buffer)
-            if buffer.count >= chunk {
-                output.write(bytes: buffer)
-                buffer.removeAll(keepingCapacity: true)
+        do {
+            try store.forEach(query) { _, event in
+                JSONLWriter.append(event, to: &buffer)
+                if buffer.count >= chunk {
+                    output.write(bytes: buffer)
+                    buffer.removeAll(keepingCapacity: true)
+                }
             }
+        } catch {
+            throw CommandFailure("cannot read database \(database): \(describe(error))")
         }
         if !buffer.isEmpty { output.write(bytes: buffer) }
         return CommandLineTool.exitSuccess

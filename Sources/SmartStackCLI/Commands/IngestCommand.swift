@@ -115,7 +115,12 @@ public struct IngestCommand: SubcommandProtocol, Hashable {
         progress.finish()
 
         let store = try openEventStore(at: database, .createIfMissing)
-        let result = try store.append(events)
+        let result: AppendResult
+        do {
+            result = try store.append(events)
+        } catch {
+            throw CommandFailure("cannot store events in \(database) (nothing was ingested): \(describe(error))")
+        }
 
         var summary = "ingested \(counted(result.inserted, "event")) "
             + "(\(counted(result.duplicates, "duplicate")) skipped) into \(database)"

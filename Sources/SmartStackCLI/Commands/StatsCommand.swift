@@ -56,7 +56,12 @@ public struct StatsCommand: SubcommandProtocol, Hashable {
     /// Reads the statistics and prints them.
     public func run(_ output: CommandOutput) throws -> Int32 {
         let store = try openEventStore(at: database, .existing)
-        let statistics = try store.statistics()
+        let statistics: EventStatistics
+        do {
+            statistics = try store.statistics()
+        } catch {
+            throw CommandFailure("cannot read database \(database): \(describe(error))")
+        }
         output.print(isJSON ? Self.json(statistics) : Self.table(statistics))
         return CommandLineTool.exitSuccess
     }
