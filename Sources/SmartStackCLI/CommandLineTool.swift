@@ -48,7 +48,7 @@ public enum CommandLineTool {
             output.print("\(name) \(version)")
             return exitSuccess
         case "help":
-            guard arguments.count > 1 else {
+            guard arguments.count > 1, !["-h", "--help"].contains(arguments[1]) else {
                 output.standardOutput(help(subcommands: subcommands))
                 return exitSuccess
             }

@@ -60,7 +60,7 @@ extension CLITests {
             #expect(columns.count == 1, "abstracts start at columns \(columns)")
         }
 
-        @Test(arguments: [["-h"], ["help"], []])
+        @Test(arguments: [["-h"], ["help"], ["help", "--help"], []])
         func everyWayToAskForHelpPrintsTheSameText(arguments: [String]) {
             let run = runTool(arguments)
             #expect(run.status == 0)

@@ -78,25 +78,35 @@ public struct StatsCommand: SubcommandProtocol, Hashable {
             + "\"first\":\(time(statistics.first)),\"last\":\(time(statistics.last))}"
     }
 
-    /// The table for people: totals, time bounds, then one aligned row per event type.
+    /// The table for people: totals, time bounds, then one row per event type, counts
+    /// right-aligned in one column.
     ///
+    /// ```
+    /// events                 12
+    /// users                   3
+    /// first                  2013-03-27T08:05:00-04:00
+    /// last                   2013-03-28T11:32:00+01:00
+    ///
+    /// by type:
+    ///   stack_config          1
+    /// ```
     /// - Complexity: O(number of event types).
     public static func table(_ statistics: EventStatistics) -> String {
-        let counts = EventType.allCases.map { ($0.rawValue, formatCount(statistics.byType[$0] ?? 0)) }
-        let header: [(String, String)] = [
-            ("events", formatCount(statistics.events)),
-            ("users", formatCount(statistics.users)),
-            ("first", statistics.first?.rfc3339 ?? "none"),
-            ("last", statistics.last?.rfc3339 ?? "none"),
-        ]
-        let nameWidth = (header + counts).map { $0.0.count }.max() ?? 0
-        let countWidth = counts.map { $0.1.count }.max() ?? 0
-        func pad(_ s: String, _ width: Int) -> String { s + String(repeating: " ", count: max(0, width - s.count)) }
-        func padLeft(_ s: String, _ width: Int) -> String { String(repeating: " ", count: max(0, width - s.count)) + s }
-        var lines = header.map { "\(pad($0.0, nameWidth))  \($0.1)" }
+        let counts = EventType.allCases.map { ("  " + $0.rawValue, formatCount(statistics.byType[$0] ?? 0)) }
+        let totals = [("events", formatCount(statistics.events)), ("users", formatCount(statistics.users))]
+        let nameWidth = (totals + counts).map { $0.0.count }.max() ?? 0
+        let numberWidth = (totals + counts).map { $0.1.count }.max() ?? 0
+        func row(_ name: String, _ value: String, rightAligned: Bool = true) -> String {
+            let gap = String(repeating: " ", count: nameWidth - name.count + 2)
+            let pad = rightAligned ? String(repeating: " ", count: numberWidth - value.count) : ""
+            return name + gap + pad + value
+        }
+        var lines = totals.map { row($0.0, $0.1) }
+        lines.append(row("first", statistics.first?.rfc3339 ?? "none", rightAligned: false))
+        lines.append(row("last", statistics.last?.rfc3339 ?? "none", rightAligned: false))
         lines.append("")
         lines.append("by type:")
-        lines += counts.map { "  \(pad($0.0, nameWidth))\(padLeft($0.1, countWidth))" }
+        lines += counts.map { row($0.0, $0.1) }
         return lines.joined(separator: "\n")
     }
 }
