@@ -105,6 +105,23 @@ extension CLITests {
             #expect(!dir.exists("events.db"))
         }
 
+        @Test func skipInvalidWithNoValidLineIsAFailure() throws {
+            let dir = try TemporaryDirectory()
+            defer { dir.cleanUp() }
+            let input = try dir.write("junk.jsonl", "junk\n{\"type\":\"screen_on\"}\n")
+            let run = runTool(["ingest", input, "--db", dir.file("events.db"), "--skip-invalid"])
+            #expect(run.status == 1)
+            #expect(run.standardOutput.isEmpty)
+            #expect(run.standardError.contains("\(input):1:"))
+            #expect(run.standardError.contains("\(input):2:"))
+            #expect(run.standardError.hasSuffix("Error: no valid events in \(input): 2 invalid lines, nothing was ingested\n"))
+            #expect(!dir.exists("events.db"))
+
+            let empty = runTool(["ingest", try dir.write("empty.jsonl", ""), "--db", dir.file("events.db"), "--skip-invalid"])
+            #expect(empty.status == 1)
+            #expect(!dir.exists("events.db"))
+        }
+
         @Test func missingInputFileIsAFailure() throws {
             let dir = try TemporaryDirectory()
             defer { dir.cleanUp() }

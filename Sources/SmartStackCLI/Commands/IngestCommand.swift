@@ -94,11 +94,13 @@ public struct IngestCommand: SubcommandProtocol, Hashable {
             do {
                 event = try reader.next()
             } catch {
-                // A file that cannot be read any more is never "skipped".
-                // A reader stuck on one line (an I/O error) would otherwise loop for ever.
-                guard skipInvalid, error.line > 0, error.line != lastInvalidLine else {
+                // Only a bad line may be skipped: a file that cannot be opened or read (any
+                // more) aborts, and so does a reader stuck on one line, which would loop for ever.
+                let isSkippable = skipInvalid && error.line > 0 && error.line != lastInvalidLine
+                    && !Self.isReadFailure(error)
+                guard isSkippable else {
                     progress.finish()
-                    if error.line == 0 { throw CommandFailure(error.message) }
+                    if error.line == 0 { throw CommandFailure(error.description) }
                     let hint = skipInvalid ? "" : " (pass --skip-invalid to store the valid lines and skip invalid ones)"
                     throw CommandFailure("\(error.description)\nnothing was ingested\(hint)")
                 }
@@ -113,6 +115,10 @@ public struct IngestCommand: SubcommandProtocol, Hashable {
             progress.update(lines: reader.lineNumber)
         }
         progress.finish()
+        if events.isEmpty {
+            // Only reachable with --skip-invalid: every line was invalid.
+            throw CommandFailure("no valid events in \(input == "-" ? "<stdin>" : input): \(counted(invalidLines, "invalid line")), nothing was ingested")
+        }
 
         let store = try openEventStore(at: database, .createIfMissing)
         let result: AppendResult
@@ -129,6 +135,12 @@ public struct IngestCommand: SubcommandProtocol, Hashable {
         }
         output.print(summary)
         return CommandLineTool.exitSuccess
+    }
+
+    /// Whether `error` is the reader failing to read (an I/O error), not a bad line.
+    /// `JSONLError` has no kind; the reader words such errors `cannot read: ...`.
+    static func isReadFailure(_ error: JSONLError) -> Bool {
+        error.field == nil && error.message.hasPrefix("cannot read")
     }
 
     private func checkInput() throws(CommandFailure) {
