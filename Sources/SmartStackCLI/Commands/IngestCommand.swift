@@ -83,7 +83,7 @@ public struct IngestCommand: SubcommandProtocol, Hashable {
         do {
             reader = try JSONLReader(path: input)
         } catch {
-            throw CommandFailure(error.line == 0 ? error.message : error.description)
+            throw CommandFailure(error.description)
         }
         var events: [Event] = []
         var invalidLines = 0
