@@ -101,7 +101,7 @@ public struct IngestCommand: SubcommandProtocol, Hashable {
                 guard isSkippable else {
                     progress.finish()
                     if error.line == 0 { throw CommandFailure(error.description) }
-                    let hint = skipInvalid ? "" : " (pass --skip-invalid to store the valid lines and skip invalid ones)"
+                    let hint = skipInvalid ? "" : " (--skip-invalid stores the valid lines, if any, and skips the invalid ones)"
                     throw CommandFailure("\(error.description)\nnothing was ingested\(hint)")
                 }
                 lastInvalidLine = error.line
