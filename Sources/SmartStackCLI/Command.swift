@@ -205,8 +205,16 @@ func openEventStore(at path: String, _ access: DatabaseAccess) throws(CommandFai
     do {
         return try EventStore(path: path)
     } catch {
-        throw CommandFailure("cannot open database \(path): \(describe(error))")
+        throw CommandFailure(describeStoreError(error, path: path, action: "cannot open database"))
     }
+}
+
+/// A store error as one message that names the database: store errors that already do
+/// (`path: what`) are kept as they are; anything else gets `<action> <path>: ` in front.
+func describeStoreError(_ error: any Error, path: String, action: String) -> String {
+    let text = describe(error)
+    if text.hasPrefix(path + ":") { return text }
+    return "\(action) \(path): \(text)"
 }
 
 /// A readable one-line description of any error (Foundation errors by their localized text).

@@ -93,7 +93,7 @@ public struct ExportCommand: SubcommandProtocol, Hashable {
                 }
             }
         } catch {
-            throw CommandFailure("cannot read database \(database): \(describe(error))")
+            throw CommandFailure(describeStoreError(error, path: database, action: "cannot read database"))
         }
         if !buffer.isEmpty { output.write(bytes: buffer) }
         return CommandLineTool.exitSuccess

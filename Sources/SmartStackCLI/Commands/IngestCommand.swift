@@ -125,7 +125,7 @@ public struct IngestCommand: SubcommandProtocol, Hashable {
         do {
             result = try store.append(events)
         } catch {
-            throw CommandFailure("cannot store events in \(database) (nothing was ingested): \(describe(error))")
+            throw CommandFailure(describeStoreError(error, path: database, action: "cannot store events in") + "\nnothing was ingested")
         }
 
         var summary = "ingested \(counted(result.inserted, "event")) "

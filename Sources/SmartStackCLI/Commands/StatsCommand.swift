@@ -60,7 +60,7 @@ public struct StatsCommand: SubcommandProtocol, Hashable {
         do {
             statistics = try store.statistics()
         } catch {
-            throw CommandFailure("cannot read database \(database): \(describe(error))")
+            throw CommandFailure(describeStoreError(error, path: database, action: "cannot read database"))
         }
         output.print(isJSON ? Self.json(statistics) : Self.table(statistics))
         return CommandLineTool.exitSuccess
