@@ -43,7 +43,7 @@ public struct IngestCommand: SubcommandProtocol, Hashable {
         ]))
 
         EXAMPLES:
-          smartstack ingest Datasets/sample.jsonl --db events.db
+          smartstack ingest events.jsonl --db events.db
           gunzip -c events.jsonl.gz | smartstack ingest - --db events.db --skip-invalid
         """
 
