@@ -1,0 +1,86 @@
+/// The real-data check on the Open Bandit Dataset sample: the uniform-random policy's click
+/// rate estimated off-policy from the Bernoulli Thompson Sampling log, next to the click rate
+/// the uniform-random policy actually had in its own log.
+///
+/// As in obp, a round is (item, position): the BTS log's `propensity_score` is the probability
+/// that BTS showed the logged item at the logged position, and the uniform policy's
+/// distribution at that position is 1/80 for every item. The reward model for DM and the DR
+/// family is ``RewardModel`` with context key = position and action = item.
+///
+/// ```swift
+/// let report = try OpenBanditCheck.run(directory: "../shared/datasets/obd", seed: 1)
+/// print(report.uniformFromBTS[.ips()]?.value ?? .nan, report.observedRandom.rate)
+/// ```
+public enum OpenBanditCheck {
+    /// An observed click rate with its bootstrap interval.
+    public struct ObservedRate: Sendable, Hashable, Codable {
+        /// The click rate.
+        public var rate: Double
+        /// The bootstrap percentile interval of the click rate.
+        public var ci: [Double]
+        /// The number of rounds.
+        public var rounds: Int
+        /// The number of clicks.
+        public var clicks: Int
+    }
+
+    /// Everything the check measures.
+    public struct Report: Sendable, Hashable, Codable {
+        /// The uniform-random policy's value estimated from the BTS log.
+        public var uniformFromBTS: OffPolicyResult
+        /// The click rate observed in the uniform-random log (the estimate's target).
+        public var observedRandom: ObservedRate
+        /// The click rate observed in the BTS log (the logging policy's own value).
+        public var observedBTS: ObservedRate
+
+        enum CodingKeys: String, CodingKey {
+            case uniformFromBTS = "uniform_from_bts", observedRandom = "observed_random", observedBTS = "observed_bts"
+        }
+    }
+
+    /// Runs the check on `directory` holding `random_all.csv.gz` and `bts_all.csv.gz`.
+    ///
+    /// - Throws: ``OpenBanditLogError`` for a missing or malformed file, ``OffPolicyError`` for
+    ///   invalid estimator or bootstrap options.
+    /// - Complexity: O(rounds · (80 + bootstrap.samples · estimators)).
+    public static func run(
+        directory: String, estimators: [OffPolicyEstimator] = OffPolicyEstimator.standard,
+        bootstrap: BootstrapOptions = BootstrapOptions(), seed: UInt64
+    ) throws -> Report {
+        let random = try OpenBanditLog(contentsOfFile: directory + "/random_all.csv.gz")
+        let bts = try OpenBanditLog(contentsOfFile: directory + "/bts_all.csv.gz")
+        return try report(random: random, bts: bts, estimators: estimators, bootstrap: bootstrap, seed: seed)
+    }
+
+    /// The check on logs already read.
+    ///
+    /// - Throws: ``OffPolicyError`` for invalid estimator or bootstrap options.
+    /// - Complexity: O(rounds · (80 + bootstrap.samples · estimators)).
+    public static func report(
+        random: OpenBanditLog, bts: OpenBanditLog, estimators: [OffPolicyEstimator] = OffPolicyEstimator.standard,
+        bootstrap: BootstrapOptions = BootstrapOptions(), seed: UInt64
+    ) throws(OffPolicyError) -> Report {
+        let uniform = [Double](repeating: 1 / Double(OpenBanditLog.itemCount), count: OpenBanditLog.itemCount)
+        let rounds = (0..<bts.count).map { i in
+            LoggedRound(candidateCount: OpenBanditLog.itemCount, loggedAction: bts.items[i],
+                        propensity: bts.propensities[i], reward: bts.clicks[i],
+                        targetDistribution: uniform, contextKey: "position=\(bts.positions[i] + 1)")
+        }
+        let estimate = try OffPolicyEvaluation.estimate(rounds, estimators: estimators, bootstrap: bootstrap, seed: seed)
+        return Report(uniformFromBTS: estimate,
+                      observedRandom: try observed(random, bootstrap: bootstrap, seed: seed),
+                      observedBTS: try observed(bts, bootstrap: bootstrap, seed: seed))
+    }
+
+    /// The on-policy click rate with the same bootstrap (IPS with every weight 1 is the mean).
+    private static func observed(_ log: OpenBanditLog, bootstrap: BootstrapOptions, seed: UInt64)
+        throws(OffPolicyError) -> ObservedRate {
+        let rounds = (0..<log.count).map { i in
+            LoggedRound(candidateCount: 1, loggedAction: 0, propensity: 1, reward: log.clicks[i], targetDistribution: [1])
+        }
+        let result = try OffPolicyEvaluation.estimate(rounds, estimators: [.ips()], bootstrap: bootstrap, seed: seed)
+        let estimate = result.estimates.first
+        return ObservedRate(rate: log.clickRate, ci: estimate?.interval ?? [log.clickRate, log.clickRate],
+                            rounds: log.count, clicks: Int(log.clicks.reduce(0, +)))
+    }
+}
