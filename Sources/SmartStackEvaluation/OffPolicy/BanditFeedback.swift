@@ -150,9 +150,11 @@ enum OffPolicyValidation {
 
     static func checkDistribution(_ row: ArraySlice<Double>, round i: Int, field: String) throws(OffPolicyError) {
         var total = 0.0
-        for (offset, p) in row.enumerated() {
+        for index in row.indices {
+            let p = row[index]
             guard p.isFinite, p >= 0 else {
-                throw OffPolicyError(round: i, field: field, message: "action \(offset): probability \(p) is not in [0, 1]")
+                throw OffPolicyError(round: i, field: field,
+                                     message: "action \(index - row.startIndex): probability \(p) is not in [0, 1]")
             }
             total += p
         }

@@ -15,6 +15,9 @@ public enum OffPolicyEvaluation {
     /// replay, SNIPS — as ratios; a resample where the ratio is undefined is left out), then
     /// the `alpha/2` and `1 − alpha/2` percentiles with linear interpolation (numpy's default).
     /// obp bootstraps the per-round terms instead, which is the same for the linear estimators.
+    /// The reward model is held fixed across resamples, so the direct method's interval shows
+    /// only the sampling of rounds, not the model's own error: read it as a lower bound on the
+    /// uncertainty.
     ///
     /// - Throws: ``OffPolicyError`` for an estimator parameter that is negative or NaN, bad
     ///   bootstrap options, or a reward-model estimator without `estimatedRewards`.
@@ -65,9 +68,23 @@ public enum OffPolicyEvaluation {
                 return model
             }
         }
-        let terms = RoundTerms(rounds) { i, round, action in
-            if ownPredictions { return round.estimatedRewards![action] }
-            return models[i % models.count].prediction(contextKey: round.contextKey, action: action)
+        // Predictions depend only on (fold, context key, candidate count): computed once each.
+        struct CacheKey: Hashable {
+            var fold: Int
+            var context: String
+            var candidates: Int
+        }
+        var cache: [CacheKey: [Double]] = [:]
+        let terms = RoundTerms(rounds) { i, round in
+            if ownPredictions { return round.estimatedRewards! }
+            let fold = i % models.count
+            let key = CacheKey(fold: fold, context: round.contextKey, candidates: round.candidateCount)
+            if let cached = cache[key] { return cached }
+            let q = (0..<round.candidateCount).map {
+                models[fold].prediction(contextKey: round.contextKey, action: $0)
+            }
+            cache[key] = q
+            return q
         }
         return terms.result(estimators: estimators, bootstrap: bootstrap, seed: seed)
     }
@@ -133,11 +150,12 @@ struct RoundTerms {
         }
     }
 
-    init(_ rounds: [LoggedRound], prediction: (Int, LoggedRound, Int) -> Double) {
+    /// `predictions(i, round)` gives q̂ for each of the round's candidates.
+    init(_ rounds: [LoggedRound], predictions: (Int, LoggedRound) -> [Double]) {
         reserve(rounds.count)
         for (i, round) in rounds.enumerated() {
             let target = round.targetDistribution[...]
-            let q = (0..<round.candidateCount).map { prediction(i, round, $0) }
+            let q = predictions(i, round)
             append(target: target[round.loggedAction], propensity: round.propensity, reward: round.reward,
                    qFactual: q[round.loggedAction], direct: Self.weightedAverage(q[...], weights: target))
             if let logging = round.loggingDistribution {
@@ -163,7 +181,8 @@ struct RoundTerms {
 
     private mutating func noteSupport(target: ArraySlice<Double>, logging: ArraySlice<Double>) {
         supportKnown += 1
-        if zip(target, logging).contains(where: { $0 > 0 && $1 == 0 }) { supportViolations += 1 }
+        let offset = logging.startIndex - target.startIndex
+        if target.indices.contains(where: { target[$0] > 0 && logging[$0 + offset] == 0 }) { supportViolations += 1 }
     }
 
     private mutating func noteSupport(target: ArraySlice<Double>, loggedOnly action: Int) {
@@ -174,9 +193,12 @@ struct RoundTerms {
 
     private static func weightedAverage(_ values: ArraySlice<Double>, weights: ArraySlice<Double>) -> Double {
         var numerator = 0.0, total = 0.0
-        for (v, w) in zip(values, weights) {
-            numerator += v * w
-            total += w
+        var v = values.startIndex, w = weights.startIndex
+        while v < values.endIndex, w < weights.endIndex {
+            numerator += values[v] * weights[w]
+            total += weights[w]
+            v += 1
+            w += 1
         }
         return total > 0 ? numerator / total : 0
     }
@@ -248,24 +270,7 @@ struct RoundTerms {
         }
         var intervals = [[Double]?](repeating: nil, count: estimators.count)
         if bootstrap.samples > 0, n > 0 {
-            var replicates = [[Double]](repeating: [], count: estimators.count)
-            for e in estimators.indices { replicates[e].reserveCapacity(bootstrap.samples) }
-            var generator = OffPolicyRandom(seed: seed)
-            var numerators = [Double](repeating: 0, count: estimators.count)
-            var denominators = [Double](repeating: 0, count: estimators.count)
-            for _ in 0..<bootstrap.samples {
-                for e in estimators.indices { numerators[e] = 0; denominators[e] = 0 }
-                for _ in 0..<n {
-                    let i = generator.index(below: n)
-                    for e in estimators.indices {
-                        numerators[e] += parts[e].numerator[i]
-                        denominators[e] += parts[e].denominator?[i] ?? 1
-                    }
-                }
-                for e in estimators.indices {
-                    if let value = ratio(numerators[e], denominators[e]) { replicates[e].append(value) }
-                }
-            }
+            let replicates = Self.bootstrapReplicates(parts, rounds: n, samples: bootstrap.samples, seed: seed)
             for e in estimators.indices where values[e] != nil && !replicates[e].isEmpty {
                 let sorted = replicates[e].sorted()
                 intervals[e] = [Self.percentile(sorted, bootstrap.alpha / 2),
@@ -277,6 +282,44 @@ struct RoundTerms {
         }
         return OffPolicyResult(estimates: estimates, diagnostics: diagnostics, rounds: n,
                                bootstrap: bootstrap, seed: seed)
+    }
+
+    /// Each estimator's value on `samples` resamples of the rounds (the same resamples for every
+    /// estimator); resamples where a ratio estimator is undefined are left out.
+    static func bootstrapReplicates(_ parts: [(numerator: [Double], denominator: [Double]?)], rounds n: Int,
+                                    samples: Int, seed: UInt64) -> [[Double]] {
+        let e = parts.count
+        // Round-major layout so one draw reads one contiguous run of terms.
+        var numerators = [Double](repeating: 0, count: n * e)
+        var denominators = [Double](repeating: 1, count: n * e)
+        for (k, part) in parts.enumerated() {
+            for i in 0..<n {
+                numerators[i * e + k] = part.numerator[i]
+                if let den = part.denominator { denominators[i * e + k] = den[i] }
+            }
+        }
+        var replicates = [[Double]](repeating: [], count: e)
+        for k in 0..<e { replicates[k].reserveCapacity(samples) }
+        var generator = OffPolicyRandom(seed: seed)
+        var sums = [Double](repeating: 0, count: 2 * e)
+        numerators.withUnsafeBufferPointer { num in
+            denominators.withUnsafeBufferPointer { den in
+                sums.withUnsafeMutableBufferPointer { acc in
+                    for _ in 0..<samples {
+                        for k in 0..<(2 * e) { acc[k] = 0 }
+                        for _ in 0..<n {
+                            let base = generator.index(below: n) * e
+                            for k in 0..<e {
+                                acc[k] += num[base + k]
+                                acc[e + k] += den[base + k]
+                            }
+                        }
+                        for k in 0..<e where acc[e + k] > 0 { replicates[k].append(acc[k] / acc[e + k]) }
+                    }
+                }
+            }
+        }
+        return replicates
     }
 
     /// numpy's default (linear) percentile of sorted values, `q` in [0, 1].

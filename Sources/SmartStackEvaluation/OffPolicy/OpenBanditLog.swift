@@ -43,15 +43,29 @@ public struct OpenBanditLog: Sendable, Hashable {
         if bytes.count >= 2, bytes[0] == 0x1f, bytes[1] == 0x8b {
             bytes = try Self.gunzip(bytes, file: path)
         }
-        try parse(String(decoding: bytes, as: UTF8.self), file: path)
+        try parse(bytes, file: path)
     }
 
-    private mutating func parse(_ text: String, file: String) throws(OpenBanditLogError) {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)[...]
-        guard let header = lines.popFirst() else { throw OpenBanditLogError(file: file, message: "empty file") }
-        let columns = header.split(separator: ",", omittingEmptySubsequences: false).map {
-            $0.trimmingCharacters(in: .whitespacesAndNewlines)
+    private mutating func parse(_ bytes: [UInt8], file: String) throws(OpenBanditLogError) {
+        let newline = UInt8(ascii: "\n"), comma = UInt8(ascii: ","), cr = UInt8(ascii: "\r")
+        // Line ranges (without the line break), scanning bytes: no grapheme work on a large file.
+        var lineRanges: [Range<Int>] = []
+        var start = 0
+        bytes.withUnsafeBufferPointer { buffer in
+            for i in 0..<buffer.count where buffer[i] == newline {
+                lineRanges.append(start..<i)
+                start = i + 1
+            }
         }
+        if start < bytes.count { lineRanges.append(start..<bytes.count) }
+        func trimmed(_ range: Range<Int>) -> Range<Int> {
+            range.upperBound > range.lowerBound && bytes[range.upperBound - 1] == cr
+                ? range.lowerBound..<(range.upperBound - 1) : range
+        }
+        guard let headerRange = lineRanges.first else { throw OpenBanditLogError(file: file, message: "empty file") }
+        let columns = String(decoding: bytes[trimmed(headerRange)], as: UTF8.self)
+            .split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
         func column(_ name: String) throws(OpenBanditLogError) -> Int {
             guard let index = columns.firstIndex(of: name) else {
                 throw OpenBanditLogError(file: file, line: 1, message: "missing column '\(name)' in the header")
@@ -61,23 +75,32 @@ public struct OpenBanditLog: Sendable, Hashable {
         let itemColumn = try column("item_id"), positionColumn = try column("position")
         let clickColumn = try column("click"), propensityColumn = try column("propensity_score")
         let needed = max(itemColumn, positionColumn, clickColumn, propensityColumn)
-        for (offset, rawLine) in lines.enumerated() {
+        var fields: [Range<Int>] = []
+        fields.reserveCapacity(needed + 1)
+        for (offset, rawRange) in lineRanges.dropFirst().enumerated() {
             let line = offset + 2
-            let record = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
-            if record.isEmpty { continue }
-            var fields: [Substring] = []
-            fields.reserveCapacity(needed + 1)
-            for field in record.split(separator: ",", maxSplits: needed + 1, omittingEmptySubsequences: false) {
-                fields.append(field)
-                if fields.count > needed { break }
+            let range = trimmed(rawRange)
+            if range.isEmpty { continue }
+            fields.removeAll(keepingCapacity: true)
+            var fieldStart = range.lowerBound
+            var i = range.lowerBound
+            while i < range.upperBound, fields.count <= needed {
+                if bytes[i] == comma {
+                    fields.append(fieldStart..<i)
+                    fieldStart = i + 1
+                }
+                i += 1
             }
+            if fields.count <= needed, i == range.upperBound { fields.append(fieldStart..<range.upperBound) }
             guard fields.count > needed else {
-                throw OpenBanditLogError(file: file, line: line, message: "has \(fields.count) fields, expected at least \(needed + 1)")
+                throw OpenBanditLogError(file: file, line: line,
+                                         message: "has \(fields.count) fields, expected at least \(needed + 1)")
             }
             func number(_ index: Int) throws(OpenBanditLogError) -> Double {
-                guard let value = Double(fields[index]), value.isFinite else {
+                let text = String(decoding: bytes[fields[index]], as: UTF8.self)
+                guard let value = Double(text), value.isFinite else {
                     throw OpenBanditLogError(file: file, line: line, field: columns[index],
-                                             message: "'\(fields[index])' is not a number")
+                                             message: "'\(text)' is not a number")
                 }
                 return value
             }
