@@ -89,6 +89,8 @@ public struct OffPolicyCommand: SubcommandProtocol {
         section(output, title: "Uniform-random policy estimated from the Bernoulli-TS log",
                 observedLabel: "observed in the random log", observed: report.observedRandom,
                 result: report.uniformFromBTS)
+        output.print("  note: replay is unbiased only under uniform logging; from the BTS log with a uniform target")
+        output.print("        it is the BTS log's own click rate. DM intervals hold the reward model fixed.")
         output.print("")
         section(output, title: "Bernoulli-TS policy estimated from the random log "
                 + "(BTS distribution = its per-position item shares in its own log)",

@@ -24,8 +24,8 @@ public enum OpenBanditCheck {
     public struct ObservedRate: Sendable, Hashable, Codable {
         /// The click rate.
         public var rate: Double
-        /// The bootstrap percentile interval of the click rate.
-        public var ci: [Double]
+        /// The bootstrap percentile interval of the click rate (`nil` without bootstrap).
+        public var ci: [Double]?
         /// The number of rounds.
         public var rounds: Int
         /// The number of clicks.
@@ -114,7 +114,7 @@ public enum OpenBanditCheck {
         }
         let result = try OffPolicyEvaluation.estimate(rounds, estimators: [.ips()], bootstrap: bootstrap, seed: seed)
         let estimate = result.estimates.first
-        return ObservedRate(rate: log.clickRate, ci: estimate?.interval ?? [log.clickRate, log.clickRate],
+        return ObservedRate(rate: log.clickRate, ci: estimate?.interval,
                             rounds: log.count, clicks: Int(log.clicks.reduce(0, +)))
     }
 }
