@@ -18,8 +18,9 @@ public struct LoggedRound: Sendable, Hashable, Codable {
     public var reward: Double
     /// The evaluated policy's distribution over the candidates (`candidateCount` entries, sum 1).
     public var targetDistribution: [Double]
-    /// The context the reward model groups by (e.g. hour bucket, place); actions are the
-    /// candidate indices.
+    /// The context the reward model groups by (e.g. hour bucket, place). The built-in model
+    /// keys on (context key, candidate index), so rounds sharing a key should list their
+    /// candidates in the same order (e.g. put the stack id in the key).
     public var contextKey: String
     /// The logging policy's full distribution over the candidates, if known (zero-support
     /// diagnostic only).
