@@ -3,4 +3,5 @@ public let allSubcommands: [any SubcommandProtocol.Type] = [
     IngestCommand.self,
     ExportCommand.self,
     StatsCommand.self,
+    OffPolicyCommand.self,
 ]
