@@ -8,7 +8,8 @@ import SmartStack
 /// ``ImportOptions/screenMergeSeconds`` (default 30 s) after the previous emitted
 /// `screen_on` with no screen-off (0) in between: the usual on → unlock pair of one look is
 /// one event, at the first of the two. Statuses 0 and 2 make no event (counted as skipped).
-/// The user is ``ImportOptions/user``, else the `device_id` column, else `default`; offsets
+/// Only a stack given as a list (``ImportStackRule/fixed(apps:)``) is emitted: there are no
+/// launches to choose one from. The user is ``ImportOptions/user``, else the `device_id` column, else `default`; offsets
 /// come from ``ImportOptions/timeRule`` (default UTC: AWARE stores UTC instants only).
 ///
 /// ```swift
@@ -90,7 +91,9 @@ public struct AwareScreenImporter: Sendable {
                 collector.report.skip("unknown screen_status \(c.status)")
             }
         }
-        return collector.finish(stackRule: options.stackRule, stackName: options.stackName)
+        // Screen events hold no app launches: only a stack given with --widgets makes sense.
+        let stackRule: ImportStackRule = if case .fixed = options.stackRule { options.stackRule } else { .none }
+        return collector.finish(stackRule: stackRule, stackName: options.stackName)
     }
 
     private func formatSeconds(_ s: Double) -> String { s == s.rounded() ? String(Int(s)) : String(s) }
