@@ -21,7 +21,7 @@ import Testing
         let result = try AwareScreenImporter().importFiles([path])
         // 1000.5 on (+1005 unlock merged), 1200 on, 1300 unlock (100 s later: a second look),
         // 1500 unlock after an off.
-        #expect(result.events.map(\.time.secondsSinceEpoch) == [1000.5, 1200, 1300, 1500])
+        #expect(result.events.map(\.time.nanosecondsSinceEpoch) == [1_000_500_000_000, 1_200_000_000_000, 1_300_000_000_000, 1_500_000_000_000])
         #expect(result.events.allSatisfy { $0.type == .screenOn && $0.user == "default" })
         #expect(result.report.skipped["unknown screen_status 7"] == 1)
         #expect(result.report.rowsRead == 9)

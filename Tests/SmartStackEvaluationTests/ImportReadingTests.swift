@@ -181,6 +181,14 @@ import Testing
         #expect(importError { () throws(ImportError) in try ImportTime.parse("yesterday", format: .rfc3339, rule: .utc) } != nil)
     }
 
+    @Test func fractionalUnixSecondsAreReadExactly() throws {
+        #expect(try ImportTime.parse("1488346471.195", format: .unix, rule: .utc).nanosecondsSinceEpoch == 1_488_346_471_195_000_000)
+        #expect(try ImportTime.parse("-1.5", format: .unix, rule: .utc).rfc3339 == "1969-12-31T23:59:58.5Z")
+        #expect(try ImportTime.parse("1.4e9", format: .unix, rule: .utc).rfc3339 == "2014-05-13T16:53:20Z")
+        #expect(try ImportTime.parse("1488346471195.5", format: .unixMilliseconds, rule: .utc).nanosecondsSinceEpoch
+            == 1_488_346_471_195_500_000)
+    }
+
     @Test(arguments: [("+05:30", Int32(19_800)), ("-0500", -18_000), ("+2", 7_200), ("Z", 0), ("UTC", 0), ("-03:30", -12_600)])
     func utcOffsetTexts(text: String, seconds: Int32) throws {
         #expect(try LocalTimeRule(utcOffset: text) == .fixed(seconds: seconds))

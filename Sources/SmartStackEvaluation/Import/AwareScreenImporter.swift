@@ -24,7 +24,7 @@ public struct AwareScreenImporter: Sendable {
         self.options = options
     }
 
-    private struct Change { var user: String; var seconds: Double; var status: Int }
+    private struct Change { var user: String; var nanoseconds: Int64; var status: Int }
 
     /// Reads the files and returns `screen_on` events (plus stacks if the rule asks; with no
     /// app launches there are none).
@@ -49,14 +49,18 @@ public struct AwareScreenImporter: Sendable {
             }
             let deviceColumn = table.optionalColumn("device_id", "user")
             while true {
-                do {
+                do throws(ImportError) {
                     guard try table.nextRow() else { break }
                     collector.report.rowsRead += 1
-                    var seconds = try table.double(timeColumn)
-                    if secondsColumn == nil { seconds /= 1000 }
+                    let text = table.string(timeColumn).trimmingSpaces()
+                    guard let nanoseconds = ImportTime.unixNanoseconds(text, scale: secondsColumn == nil ? 1_000_000 : 1_000_000_000)
+                    else {
+                        throw table.error(timeColumn, text.isEmpty ? "empty value, expected a Unix time"
+                            : "not a Unix time in \(secondsColumn == nil ? "milliseconds" : "seconds"): '\(text)'")
+                    }
                     let status = try table.integer(statusColumn)
                     let user = options.user ?? deviceColumn.map { table.string($0).trimmingSpaces() } ?? Event.defaultUser
-                    changes.append(Change(user: user.isEmpty ? Event.defaultUser : user, seconds: seconds, status: status))
+                    changes.append(Change(user: user.isEmpty ? Event.defaultUser : user, nanoseconds: nanoseconds, status: status))
                 } catch {
                     try collector.invalidRow(error, skipping: options.skipInvalidRows)
                 }
@@ -65,9 +69,9 @@ public struct AwareScreenImporter: Sendable {
         let order = changes.indices.sorted { a, b in
             let x = changes[a], y = changes[b]
             if x.user != y.user { return x.user < y.user }
-            return x.seconds != y.seconds ? x.seconds < y.seconds : a < b
+            return x.nanoseconds != y.nanoseconds ? x.nanoseconds < y.nanoseconds : a < b
         }
-        var lastOn: (user: String, seconds: Double)?
+        var lastOn: (user: String, nanoseconds: Int64)?
         var offSinceLastOn = true
         for i in order {
             let c = changes[i]
@@ -79,14 +83,14 @@ public struct AwareScreenImporter: Sendable {
             case 2:
                 collector.report.skip("screen locked (status 2)")
             case 1, 3:
-                if let last = lastOn, !offSinceLastOn, c.seconds - last.seconds < options.screenMergeSeconds {
+                if let last = lastOn, !offSinceLastOn, Double(c.nanoseconds - last.nanoseconds) < options.screenMergeSeconds * 1e9 {
                     collector.report.skip("screen on/unlock within \(formatSeconds(options.screenMergeSeconds)) s of the previous "
                         + "screen_on without screen off (same look)")
                     continue
                 }
-                lastOn = (c.user, c.seconds)
+                lastOn = (c.user, c.nanoseconds)
                 offSinceLastOn = false
-                collector.add(Event(time: ImportTime.instant(seconds: c.seconds, rule: rule), user: c.user, payload: .screenOn))
+                collector.add(Event(time: ImportTime.instant(nanoseconds: c.nanoseconds, rule: rule), user: c.user, payload: .screenOn))
             default:
                 collector.report.skip("unknown screen_status \(c.status)")
             }

@@ -116,6 +116,18 @@ public struct CSVTable: Sendable {
         return value
     }
 
+    /// Column `index` as a Unix time in seconds (fractions read exactly), in nanoseconds.
+    ///
+    /// - Throws: ``ImportError`` (file, line, column) if it is empty or not a number.
+    public func unixNanoseconds(_ index: Int) throws(ImportError) -> Int64 {
+        let text = string(index).trimmingSpaces()
+        guard !text.isEmpty else { throw error(index, "empty value, expected a Unix time in seconds") }
+        guard let nanos = ImportTime.unixNanoseconds(text, scale: 1_000_000_000) else {
+            throw error(index, "not a Unix time in seconds: '\(text)'")
+        }
+        return nanos
+    }
+
     /// Column `index` as an integer.
     ///
     /// - Throws: ``ImportError`` if it is empty or not a whole number.

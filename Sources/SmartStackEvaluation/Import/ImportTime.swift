@@ -28,15 +28,12 @@ public enum ImportTime {
         guard !t.isEmpty else { throw ImportError(file: "", message: "empty time") }
         switch format {
         case .unix, .unixMilliseconds:
-            guard let value = Double(t), value.isFinite else {
-                throw ImportError(file: "", message: "not a Unix time in \(format == .unix ? "seconds" : "milliseconds"): '\(t)'")
+            guard let nanos = unixNanoseconds(t, scale: format == .unix ? 1_000_000_000 : 1_000_000) else {
+                let unit = format == .unix ? "seconds" : "milliseconds"
+                let hint = format == .unix && Double(t).map { abs($0) >= 1e11 } == true ? " (milliseconds? use --time-format unix-ms)" : ""
+                throw ImportError(file: "", message: "not a Unix time in \(unit): '\(t)'\(hint)")
             }
-            let seconds = format == .unix ? value : value / 1000
-            guard abs(seconds) < 1e11 else {
-                throw ImportError(file: "", message: "Unix time out of range: '\(t)'"
-                    + (format == .unix && seconds > 1e11 ? " (milliseconds? use --time-format unix-ms)" : ""))
-            }
-            return instant(seconds: seconds, rule: rule)
+            return instant(nanoseconds: nanos, rule: rule)
         case .rfc3339:
             return try dateTime(t, rule: rule)
         }
@@ -44,8 +41,60 @@ public enum ImportTime {
 
     /// The event time of a Unix instant with the offset `rule` gives there.
     public static func instant(seconds: Double, rule: LocalTimeRule) -> EventTime {
-        let whole = Int64(seconds.rounded(.down))
-        return EventTime(secondsSinceEpoch: seconds, utcOffsetSeconds: rule.utcOffset(atUnixSeconds: whole))
+        instant(nanoseconds: Int64((seconds * 1_000_000_000).rounded()), rule: rule)
+    }
+
+    /// The event time of a Unix instant in nanoseconds with the offset `rule` gives there.
+    public static func instant(nanoseconds: Int64, rule: LocalTimeRule) -> EventTime {
+        let whole = nanoseconds >= 0 ? nanoseconds / 1_000_000_000 : -((-nanoseconds + 999_999_999) / 1_000_000_000)
+        return EventTime(nanosecondsSinceEpoch: nanoseconds, utcOffsetSeconds: rule.utcOffset(atUnixSeconds: whole))
+    }
+
+    /// A decimal number of time units (`1488346471.195`, `-5`, `1.4e9`) as nanoseconds, where
+    /// one unit is `nanosecondsPerUnit`; plain decimals are read exactly from their digits
+    /// (`.195` s is 195 000 000 ns, not the nearest binary fraction). `nil` if not a number or
+    /// beyond ±9·10^9 seconds (about the year 2255).
+    static func unixNanoseconds(_ text: String, scale nanosecondsPerUnit: Int64) -> Int64? {
+        let b = Array(text.utf8)
+        var i = 0
+        var negative = false
+        if i < b.count, b[i] == UInt8(ascii: "-") || b[i] == UInt8(ascii: "+") {
+            negative = b[i] == UInt8(ascii: "-")
+            i += 1
+        }
+        var whole: Int64 = 0
+        var digits = 0
+        while i < b.count, b[i] >= 48, b[i] <= 57 {
+            whole = whole * 10 + Int64(b[i] - 48)
+            digits += 1
+            i += 1
+            if digits > 15 { return nil }
+        }
+        var fraction: Int64 = 0
+        var place = nanosecondsPerUnit
+        if i < b.count, b[i] == UInt8(ascii: ".") {
+            i += 1
+            while i < b.count, b[i] >= 48, b[i] <= 57 {
+                if place >= 10 {
+                    place /= 10
+                    fraction += Int64(b[i] - 48) * place
+                }
+                digits += 1
+                i += 1
+            }
+        }
+        let limit: Int64 = 9_000_000_000 * 1_000_000_000  // about the year 2255
+        if i != b.count {
+            // Exponent forms and the like: binary floating point.
+            guard let value = Double(text), value.isFinite else { return nil }
+            let nanos = (value * Double(nanosecondsPerUnit)).rounded()
+            guard abs(nanos) < Double(limit) else { return nil }
+            return Int64(nanos)
+        }
+        guard digits > 0 else { return nil }
+        let (product, overflow) = whole.multipliedReportingOverflow(by: nanosecondsPerUnit)
+        guard !overflow, product + fraction < limit else { return nil }
+        return negative ? -(product + fraction) : product + fraction
     }
 
     private static func dateTime(_ t: String, rule: LocalTimeRule) throws(ImportError) -> EventTime {

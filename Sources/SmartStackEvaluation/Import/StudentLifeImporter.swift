@@ -109,12 +109,12 @@ public struct StudentLifeImporter: Sendable {
         let lonColumn = try table.column("longitude")
         let accuracyColumn = table.optionalColumn("accuracy")
         while true {
-            do {
+            do throws(ImportError) {
                 guard try table.nextRow() else { break }
                 collector.report.rowsRead += 1
                 let user = StudentLifeImporter.userName(table.string(userColumn))
                 guard !user.isEmpty else { collector.report.skip("GPS row without user"); continue }
-                let seconds = try table.double(timeColumn)
+                let nanoseconds = try table.unixNanoseconds(timeColumn)
                 let lat = try table.double(latColumn), lon = try table.double(lonColumn)
                 guard (-90...90).contains(lat), (-180...180).contains(lon) else {
                     collector.report.skip("GPS fix with coordinates out of range")
@@ -122,7 +122,7 @@ public struct StudentLifeImporter: Sendable {
                 }
                 var accuracy = try accuracyColumn.flatMap { c throws(ImportError) in try table.optionalDouble(c) }
                 if let a = accuracy, a < 0 { accuracy = nil }
-                collector.add(Event(time: ImportTime.instant(seconds: seconds, rule: rule), user: user,
+                collector.add(Event(time: ImportTime.instant(nanoseconds: nanoseconds, rule: rule), user: user,
                                     payload: .location(lat: lat, lon: lon, accuracy: accuracy)))
             } catch {
                 try collector.invalidRow(error, skipping: options.skipInvalidRows)
@@ -138,7 +138,7 @@ public struct StudentLifeImporter: Sendable {
         var previousKey: (String, String)?
         var seen: Set<String> = []
         while true {
-            do {
+            do throws(ImportError) {
                 guard try table.nextRow() else { break }
                 collector.report.rowsRead += 1
                 let rawUser = table.string(userColumn), rawTime = table.string(timeColumn)
@@ -149,14 +149,14 @@ public struct StudentLifeImporter: Sendable {
                 previousKey = (rawUser, rawTime)
                 let user = StudentLifeImporter.userName(rawUser)
                 guard !user.isEmpty else { collector.report.skip("snapshot without user"); continue }
-                let seconds = try table.double(timeColumn)
+                let nanoseconds = try table.unixNanoseconds(timeColumn)
                 guard seen.insert(user + "\u{0}" + rawTime).inserted else {
                     collector.report.skip("repeated snapshot (same user and timestamp as an earlier one)")
                     continue
                 }
                 let app = table.string(appColumn).trimmingSpaces()
                 guard !app.isEmpty else { collector.report.skip("snapshot without foreground package"); continue }
-                snapshots.append(Snapshot(user: user, time: ImportTime.instant(seconds: seconds, rule: rule), app: app))
+                snapshots.append(Snapshot(user: user, time: ImportTime.instant(nanoseconds: nanoseconds, rule: rule), app: app))
             } catch {
                 try collector.invalidRow(error, skipping: options.skipInvalidRows)
             }
