@@ -24,6 +24,8 @@ import Testing
         #expect(usageError(["obd", "x.csv", "--keep-system-apps"]) == "'--keep-system-apps' applies to format 'studentlife' only, not 'obd'")
         #expect(usageError(["studentlife", "x.csv", "--policy", "p"]) == "'--policy' applies to format 'obd' only, not 'studentlife'")
         #expect(usageError(["studentlife", "x.csv", "--user", "me"]) != nil)
+        #expect(usageError(["obd", "x.csv", "--stack-size", "3"])?.hasPrefix("'--stack-size' does not apply to obd") == true)
+        #expect(usageError(["aware-screen", "x.csv", "--exclude-app", "a"]) == "'--exclude-app' does not apply to 'aware-screen' (it has no apps)")
     }
 
     @Test func badValuesAreUsageErrors() {

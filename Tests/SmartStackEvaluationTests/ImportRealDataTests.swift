@@ -113,3 +113,22 @@ func expectOrderedAndUniquelyIdentified(_ events: [Event], sourceLocation: Sourc
         #expect(ids.insert(id).inserted, sourceLocation: sourceLocation)
     }
 }
+
+@Suite struct ImportSharedDatasetsHelperTests {
+    @Test func aMissingFileIsAnErrorSayingWhereItWasLookedFor() {
+        #expect {
+            _ = try SharedDatasets.path("no-such-dataset/file.csv")
+        } throws: { error in
+            "\(error)".contains("no-such-dataset/file.csv") && "\(error)".contains("SMARTSTACK_DATASETS")
+        }
+    }
+
+    @Test func theDirectoryIsTheSharedFolderBesideThePackageUnlessOverridden() {
+        let expected = SharedDatasets.expectedDirectory
+        if let override = ProcessInfo.processInfo.environment["SMARTSTACK_DATASETS"], !override.isEmpty {
+            #expect(expected == override)
+        } else {
+            #expect(expected.hasSuffix("/shared/datasets"))
+        }
+    }
+}

@@ -116,6 +116,14 @@ public struct ImportCommand: SubcommandProtocol {
                 throw UsageError("'\(option)' applies to format '\(only.rawValue)' only, not '\(formatName)'")
             }
         }
+        if format == .obd || format == .awareScreen, !parsed.values("--exclude-app").isEmpty {
+            throw UsageError("'--exclude-app' does not apply to '\(formatName)' (it has no apps)")
+        }
+        if format == .obd {
+            for option in ["--stack-size", "--stack-days", "--widgets", "--stack-name"] where parsed.value(option) != nil {
+                throw UsageError("'\(option)' does not apply to obd (each display position is a stack holding the item catalogue)")
+            }
+        }
         outputPath = parsed.value("--out")
         var options = ImportOptions()
         options.user = parsed.value("--user")
