@@ -101,6 +101,9 @@ import Testing
         #expect(withCount.events.first?.configuredWidgets?.count == 5)
         #expect(withCount.events.allSatisfy { $0.user == "zozo" })
         #expect(withCount.events.contains { $0.payload == .widgetImpression(stack: "position-1", widget: "item-1", propensity: 0.25, policy: "thompson") })
+        options.timeRule = try LocalTimeRule(timeZone: "+09:00")
+        let tokyo = try OBDImporter(options: options).importFiles([path])
+        #expect(tokyo.events.first?.time.rfc3339 == "2019-11-24T09:00:34.76283+09:00")
         options.itemCount = 2
         let small = try OBDImporter(options: options).importFiles([path])
         #expect(small.report.skipped["item not in the catalogue"] == 1)

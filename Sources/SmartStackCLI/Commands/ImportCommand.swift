@@ -8,9 +8,13 @@ import SmartStackEvaluation
 /// smartstack import studentlife ../shared/datasets/studentlife_small/*.csv --out sl.jsonl
 /// ```
 public struct ImportCommand: SubcommandProtocol {
+    /// `import`.
     public static let name = "import"
+    /// One line for `smartstack --help`.
     public static let abstract = "Convert real recordings (StudentLife, AWARE, Open Bandit, LSApp, CSV) to JSONL."
+    /// The USAGE line.
     public static let usage = "smartstack import <format> <path> ... [--out <file>] [options]"
+    /// The full help text.
     public static let help = """
         OVERVIEW: \(abstract)
 
@@ -39,6 +43,7 @@ public struct ImportCommand: SubcommandProtocol {
                                   America/New_York with daylight saving).
           --timezone <name>       Local zone, e.g. America/New_York (US zones computed with US
                                   daylight-saving rules, others from the system tz data).
+                                  obd: re-expresses the log's +00:00 times in that zone.
           --stack-size <n>        Apps in each user's stack (default 6; 0 = no stack_config).
           --stack-days <d>        Warm-up days the stack is chosen from (default 7).
           --widgets <a,b,...>     Use these apps as every user's stack instead.
@@ -99,6 +104,8 @@ public struct ImportCommand: SubcommandProtocol {
     /// The importer options.
     public var options: ImportOptions
 
+    /// Parses `<format> <path> ... [options]`; rejects unknown formats (listing them), options
+    /// of another format, and malformed values.
     public init(arguments: [String]) throws(UsageError) {
         let parsed = try ParsedArguments(arguments, options: Self.valueOptions, flags: Self.flagOptions)
         let names = ImportFormat.allCases.map(\.rawValue).joined(separator: ", ")
@@ -223,6 +230,10 @@ public struct ImportCommand: SubcommandProtocol {
         return n
     }
 
+    /// Imports, writes the JSONL (temporary file renamed over `--out`, or stdout) and prints the
+    /// summary on stderr. Import errors (file, line, column) become ``CommandFailure``.
+    ///
+    /// - Complexity: O(n log n) in the rows read.
     public func run(_ output: CommandOutput) throws -> Int32 {
         let result: ImportResult
         do {

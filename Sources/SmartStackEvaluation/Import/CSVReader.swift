@@ -107,6 +107,8 @@ public struct CSVReader: Sendable {
 
     /// The text of field `index` of the current record (quotes removed, `""` unescaped),
     /// or `""` when the record has fewer fields.
+    ///
+    /// - Complexity: O(length of the field).
     public func field(_ index: Int) -> String {
         guard index < starts.count else { return "" }
         let slice = bytes[starts[index]..<ends[index]]

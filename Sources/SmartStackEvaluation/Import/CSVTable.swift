@@ -39,11 +39,15 @@ public struct CSVTable: Sendable {
     public var line: Int { reader.line }
 
     /// Whether the header has a column named `name` (case-insensitive) or one of `alternatives`.
+    ///
+    /// - Complexity: O(columns).
     public func hasColumn(_ name: String, _ alternatives: String...) -> Bool {
         ([name] + alternatives).contains { normalizedHeader.contains(CSVTable.normalize($0)) }
     }
 
     /// The index of column `name` (case-insensitive), or of the first of `alternatives` present.
+    ///
+    /// - Complexity: O(columns).
     public func optionalColumn(_ name: String, _ alternatives: String...) -> Int? {
         for candidate in [name] + alternatives {
             if let i = normalizedHeader.firstIndex(of: CSVTable.normalize(candidate)) { return i }
@@ -54,6 +58,7 @@ public struct CSVTable: Sendable {
     /// The index of a required column.
     ///
     /// - Throws: ``ImportError`` saying which column was expected and which were found.
+    /// - Complexity: O(columns).
     public func column(_ name: String, _ alternatives: String...) throws(ImportError) -> Int {
         for candidate in [name] + alternatives {
             if let i = normalizedHeader.firstIndex(of: CSVTable.normalize(candidate)) { return i }

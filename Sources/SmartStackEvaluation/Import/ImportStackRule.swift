@@ -10,8 +10,8 @@ import SmartStack
 ///   order. The `stack_config` is emitted at the end of the warm-up, so it is dated after
 ///   every event it was computed from and replay never sees a stack built from the future.
 ///   It carries the UTC offset of the user's last event before it. A user with no launch in
-///   the warm-up gets no stack (the import notes it). Data before the config has no stack:
-///   evaluators start scoring at the config.
+///   the warm-up gets no stack (the import notes it). Before the config the user has no
+///   stack, so nothing is ranked during the warm-up.
 /// - ``fixed(apps:)`` (`--widgets a,b,c`): the stack the person says they have, emitted just
 ///   before the user's first event.
 /// - ``none``: no `stack_config`.

@@ -9,6 +9,10 @@ import SmartStack
 /// (`random_all.csv.gz` → `random`); user = ``ImportOptions/user`` or the policy name, so
 /// logs of different policies imported together stay separate sessions.
 ///
+/// Times keep the offset written in the log (`+00:00` in the public files) unless
+/// ``ImportOptions/timeRule`` is set (e.g. `--timezone Asia/Tokyo` for ZOZOTOWN's shoppers):
+/// then the same instants are expressed in that zone.
+///
 /// Stacks without peeking at the future: the items are ZOZOTOWN's known catalogue, taken
 /// from an `*_item_context.csv` given among the paths (recognised by its `item_feature_0`
 /// column; matched to a log by the file-name prefix, or used for every log when it is the
@@ -81,11 +85,14 @@ public struct OBDImporter: Sendable {
                 do throws(ImportError) {
                     guard try table.nextRow() else { break }
                     collector.report.rowsRead += 1
-                    let time: EventTime
+                    var time: EventTime
                     do {
                         time = try ImportTime.parse(table.string(timeColumn), format: .rfc3339, rule: options.timeRule ?? .utc)
                     } catch {
                         throw table.error(timeColumn, error.message)
+                    }
+                    if let rule = options.timeRule {
+                        time = ImportTime.instant(nanoseconds: time.nanosecondsSinceEpoch, rule: rule)
                     }
                     let item = try table.integer(itemColumn)
                     let position = try table.integer(positionColumn)
