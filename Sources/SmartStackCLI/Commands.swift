@@ -3,5 +3,6 @@ public let allSubcommands: [any SubcommandProtocol.Type] = [
     IngestCommand.self,
     ExportCommand.self,
     StatsCommand.self,
+    ImportCommand.self,
     OffPolicyCommand.self,
 ]
