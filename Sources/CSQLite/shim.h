@@ -7,6 +7,12 @@ static inline int smartstack_sqlite3_db_config_int(sqlite3 *db, int op, int valu
     return sqlite3_db_config(db, op, value, result);
 }
 
+/// Turns off SQLite's global memory statistics, which take a process-wide mutex on every
+/// allocation. Only effective before SQLite is initialized; returns SQLITE_MISUSE afterwards.
+static inline int smartstack_sqlite3_disable_memory_statistics(void) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 /// SQLITE_TRANSIENT is a macro cast Swift cannot import.
 static inline sqlite3_destructor_type smartstack_sqlite3_transient(void) {
     return SQLITE_TRANSIENT;

@@ -31,12 +31,17 @@ public final class Connection: Sendable {
         public var createsFile: Bool
         /// How long to wait for another connection's lock before failing with `SQLITE_BUSY`.
         public var busyTimeout: Duration
+        /// Interpret a path starting with `file:` as an SQLite URI (`file:data.db?mode=ro`).
+        public var interpretsURI: Bool
 
-        /// Creates options; by default read-write, creating the file, waiting up to 5 s for locks.
-        public init(isReadOnly: Bool = false, createsFile: Bool = true, busyTimeout: Duration = .seconds(5)) {
+        /// Creates options; by default read-write, creating the file, waiting up to 5 s for
+        /// locks, paths taken literally.
+        public init(isReadOnly: Bool = false, createsFile: Bool = true, busyTimeout: Duration = .seconds(5),
+                    interpretsURI: Bool = false) {
             self.isReadOnly = isReadOnly
             self.createsFile = createsFile
             self.busyTimeout = busyTimeout
+            self.interpretsURI = interpretsURI
         }
     }
 
@@ -53,6 +58,7 @@ public final class Connection: Sendable {
     /// The file is not read until the first statement runs, so a file that is not a database is
     /// reported by the first query (`SQLITE_NOTADB`), not here.
     public init(path: String, options: Options = Options()) throws(SQLiteError) {
+        _ = sqliteConfiguration
         var flags = SQLITE_OPEN_NOMUTEX  // the Mutex below serializes every use of the handle
         if options.isReadOnly {
             flags |= SQLITE_OPEN_READONLY
@@ -60,7 +66,7 @@ public final class Connection: Sendable {
             flags |= SQLITE_OPEN_READWRITE
             if options.createsFile { flags |= SQLITE_OPEN_CREATE }
         }
-        if path.hasPrefix("file:") { flags |= SQLITE_OPEN_URI }
+        if options.interpretsURI { flags |= SQLITE_OPEN_URI }
         var handle: OpaquePointer?
         let code = sqlite3_open_v2(path, &handle, flags, nil)
         guard code == SQLITE_OK, let handle else {
@@ -125,6 +131,13 @@ public final class Connection: Sendable {
         try withDatabase { db in try db.execute(sql) }
     }
 }
+
+/// Process-wide SQLite configuration, applied once before the first connection opens.
+/// If something else in the process initialized SQLite first, the defaults stay (harmless).
+private let sqliteConfiguration: Void = {
+    _ = smartstack_sqlite3_disable_memory_statistics()
+    _ = sqlite3_initialize()
+}()
 
 /// An identifier of the calling thread, never 0.
 private func currentThreadID() -> UInt {

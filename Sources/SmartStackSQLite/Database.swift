@@ -73,6 +73,9 @@ public final class Database {
     }
 
     /// Runs one statement with `arguments` bound to its parameters, ignoring any rows.
+    ///
+    /// The statement is prepared once and cached (see ``cachedStatement(_:)``): meant for a fixed
+    /// set of SQL texts whose values vary, not for SQL built with values inside.
     public func execute(_ sql: String, _ arguments: [SQLiteValue]) throws(SQLiteError) {
         let statement = try cachedStatement(sql)
         try statement.bind(arguments)

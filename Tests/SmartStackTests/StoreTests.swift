@@ -382,6 +382,34 @@ import Testing
         #expect(try waiter.append([S.appLaunch("a", "1", at: 1)]).inserted == 1)
     }
 
+    @Test func benchmarkBaselineRowsAreTheStoresOwnRows() throws {
+        // The ingest benchmark inserts StoreSchema.insertValues through raw SQLite; reading
+        // those rows back through the store must give the same events as appending them.
+        let events = S.everyType()
+        let appended = try EventStore(path: ":memory:")
+        try appended.append(events)
+        let raw = try EventStore(path: ":memory:")
+        try raw.connection.transaction { db in
+            let insert = try db.makeStatement(StoreSchema.insertEvent)
+            var keys: [String: Int64] = [:]
+            for event in events {
+                let key: Int64
+                if let known = keys[event.user] {
+                    key = known
+                } else {
+                    try db.execute("INSERT INTO users(name) VALUES (?)", [.text(event.user)])
+                    key = db.lastInsertedRowID
+                    keys[event.user] = key
+                }
+                try insert.bind(StoreSchema.insertValues(for: event, sequence: nil, userKey: key))
+                try insert.execute()
+            }
+        }
+        let back = try raw.events(EventQuery())
+        #expect(S.firstBitDifference(back, try appended.events(EventQuery())) == nil)
+        #expect(S.firstBitDifference(back, events) == nil)
+    }
+
     @Test func concurrentAppendsAreAllStored() async throws {
         let store = try EventStore(path: ":memory:")
         await withTaskGroup(of: Void.self) { group in

@@ -11,7 +11,13 @@ import Darwin
 enum DatabaseFile {
     /// Whether `path` names an in-memory or temporary database rather than a file.
     static func isInMemory(_ path: String) -> Bool {
-        path == ":memory:" || path.isEmpty || path.hasPrefix("file::memory:")
+        path == ":memory:" || path.isEmpty
+    }
+
+    /// The name to give SQLite for `path`: always a plain file name, never a `file:` URI, so
+    /// SQLite opens exactly the file checked and created here.
+    static func sqliteName(for path: String) -> String {
+        path.hasPrefix("file:") ? "./" + path : path
     }
 
     /// Makes sure `path` is a regular file SQLite can open; creates it with mode 0600 when it

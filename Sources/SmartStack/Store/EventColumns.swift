@@ -20,11 +20,11 @@ import SmartStackSQLite
 /// list is a blob: per widget, the LEB128 byte length of its id, the id's UTF-8 bytes, then
 /// 0 for no app or the app's byte length + 1 followed by the app's UTF-8 bytes.
 enum EventColumns {
-    /// Binds parameters 5...12 (type and fields) of ``StoreSchema/insertEvent``.
+    /// Binds parameters 6...13 (type and fields) of ``StoreSchema/insertEvent``.
     /// Returns the name of a NaN field when the event cannot be stored faithfully.
     @inline(__always)
     static func bindFields(of payload: EventPayload, to insert: Statement) throws(SQLiteError) -> String? {
-        try insert.bind(Int64(payload.type.code), at: 5)
+        try insert.bind(Int64(payload.type.code), at: 6)
         switch payload {
         case let .stackConfig(stack, widgets):
             try fields(insert, s1: stack, widgets: encodeWidgets(widgets))
@@ -62,13 +62,13 @@ enum EventColumns {
     private static func fields(_ insert: Statement, s1: String? = nil, s2: String? = nil, s3: String? = nil,
                                n1: Double? = nil, n2: Double? = nil, n3: Double? = nil,
                                widgets: [UInt8]? = nil) throws(SQLiteError) {
-        try insert.bind(s1, at: 6)
-        try insert.bind(s2, at: 7)
-        try insert.bind(s3, at: 8)
-        try insert.bind(n1, at: 9)
-        try insert.bind(n2, at: 10)
-        try insert.bind(n3, at: 11)
-        try insert.bind(widgets, at: 12)
+        try insert.bind(s1, at: 7)
+        try insert.bind(s2, at: 8)
+        try insert.bind(s3, at: 9)
+        try insert.bind(n1, at: 10)
+        try insert.bind(n2, at: 11)
+        try insert.bind(n3, at: 12)
+        try insert.bind(widgets, at: 13)
     }
 
     /// Why a stored row cannot be read back as an event.

@@ -65,10 +65,10 @@ public final class EventStore: Sendable {
             _ = try DatabaseFile.prepare(path, readOnly: options.isReadOnly)
         }
         do {
-            connection = try Connection(path: path, options: Connection.Options(
+            connection = try Connection(path: DatabaseFile.sqliteName(for: path), options: Connection.Options(
                 isReadOnly: options.isReadOnly, createsFile: inMemory, busyTimeout: options.busyTimeout))
             try connection.withDatabase { db in
-                try Self.checkIdentity(of: db)
+                try Self.checkIdentity(of: db, path: path)
                 let migrator = StoreSchema.migrator
                 if options.isReadOnly {
                     if try migrator.hasPendingMigrations(db) {
@@ -83,6 +83,7 @@ public final class EventStore: Sendable {
                     let pageSize = try db.pragma("page_size")?.integerValue ?? 4096
                     try db.execute("PRAGMA max_page_count = \(max(1, Int64(maximumSize) / pageSize))")
                 }
+                try db.execute("PRAGMA cache_size = -\(StoreSchema.cacheKiB)")
             }
         } catch {
             throw StoreError.wrapping(error, path: path, busyTimeout: options.busyTimeout)
@@ -90,11 +91,11 @@ public final class EventStore: Sendable {
     }
 
     /// Refuses SQLite files of other programs and newer SmartStacks, using reads only.
-    private static func checkIdentity(of db: Database) throws {
+    private static func checkIdentity(of db: Database, path: String) throws {
         // The first read of the file: a non-SQLite file fails here with SQLITE_NOTADB.
         let applicationID = try db.pragma("application_id")?.integerValue ?? 0
         if applicationID != 0 && applicationID != StoreSchema.applicationID {
-            throw StoreError(kind: .notADatabase, path: db.path, message:
+            throw StoreError(kind: .notADatabase, path: path, message:
                 "not a SmartStack database: it belongs to another application (application_id \(applicationID))")
         }
         let tables = try db.rows(
@@ -102,7 +103,7 @@ public final class EventStore: Sendable {
         ).compactMap { $0.first?.textValue }
         if applicationID == 0 && !tables.isEmpty && !tables.contains("schema_migrations") {
             let shown = tables.prefix(5).joined(separator: ", ")
-            throw StoreError(kind: .notADatabase, path: db.path, message:
+            throw StoreError(kind: .notADatabase, path: path, message:
                 "not a SmartStack database: it holds tables of another program (\(shown))")
         }
         try StoreSchema.migrator.checkCompatibility(of: db)
@@ -142,15 +143,19 @@ public final class EventStore: Sendable {
         guard !events.isEmpty else { return AppendResult(inserted: 0, duplicates: 0) }
         let path = self.path
         return try write { db in
+            let next = try db.cachedStatement(StoreSchema.nextSequence)
+            var sequence = try next.step() ? next.int64(at: 0) : 1
+            next.reset()
             let insert = try db.cachedStatement(StoreSchema.insertEvent)
             var users = UserKeys()
             var inserted = 0
             var duplicates = 0
             for event in events {
-                try insert.bind(try users.key(for: event.user, in: db), at: 1)
-                try insert.bind(event.id, at: 2)
-                try insert.bind(event.time.nanosecondsSinceEpoch, at: 3)
-                try insert.bind(Int64(event.time.utcOffsetSeconds), at: 4)
+                try insert.bind(sequence, at: 1)
+                try insert.bind(try users.key(for: event.user, in: db), at: 2)
+                try insert.bind(event.id, at: 3)
+                try insert.bind(event.time.nanosecondsSinceEpoch, at: 4)
+                try insert.bind(Int64(event.time.utcOffsetSeconds), at: 5)
                 if let field = try EventColumns.bindFields(of: event.payload, to: insert) {
                     let position = inserted + duplicates + 1
                     throw StoreError(kind: .invalidEvent, path: path, message:
@@ -158,7 +163,12 @@ public final class EventStore: Sendable {
                 }
                 _ = try insert.step()
                 insert.reset()
-                if db.changes > 0 { inserted += 1 } else { duplicates += 1 }
+                if db.changes > 0 {
+                    inserted += 1
+                    sequence += 1
+                } else {
+                    duplicates += 1
+                }
             }
             return AppendResult(inserted: inserted, duplicates: duplicates)
         }
@@ -202,7 +212,8 @@ public final class EventStore: Sendable {
     /// insertion order), streaming: only one event is in memory at a time.
     ///
     /// `body` must not call this store (that throws ``StoreError`` with kind `misuse`); errors
-    /// it throws stop the iteration and are rethrown unchanged.
+    /// it throws stop the iteration and are rethrown unchanged. Other threads' calls to the
+    /// store wait until the iteration ends.
     /// - Complexity: O(log N + k) for k matching events when filtered by user or time.
     public func forEach(_ query: EventQuery, _ body: (Int64, Event) throws -> Void) throws {
         let path = self.path
@@ -277,8 +288,15 @@ public final class EventStore: Sendable {
         if let user = query.user {
             guard let key = try db.scalar(StoreSchema.findUser, [.text(user)])?.integerValue else { return nil }
             userKey = key
+        } else {
+            // A log with a single user (the usual case on a phone) is read through the
+            // (user_key, time_ns) index instead of being sorted.
+            let keys = try db.rows("SELECT user_key FROM users LIMIT 2")
+            if keys.count == 1 { userKey = keys[0][0].integerValue }
+        }
+        if let userKey {
             conditions.append("user_key = ?")
-            arguments.append(.integer(key))
+            arguments.append(.integer(userKey))
         }
         if let from = query.from {
             conditions.append("time_ns >= ?")
@@ -358,6 +376,7 @@ public final class EventStore: Sendable {
     public func deleteEvents(before time: EventTime) throws -> Int {
         let deleted = try write { db in
             let bound = SQLiteValue.integer(time.nanosecondsSinceEpoch)
+            try db.execute(StoreSchema.recordDeletedThrough)
             let affected = try db.rows("""
                 SELECT name FROM users WHERE user_key IN (SELECT DISTINCT user_key FROM events WHERE time_ns < ?)
                 """, [bound]).compactMap { $0.first?.textValue }
@@ -384,6 +403,7 @@ public final class EventStore: Sendable {
         let deleted = try write { db in
             var deleted = 0
             if let key = try db.scalar(StoreSchema.findUser, [.text(user)])?.integerValue {
+                try db.execute(StoreSchema.recordDeletedThrough)
                 try db.execute("DELETE FROM events WHERE user_key = ?", [.integer(key)])
                 deleted = db.changes
                 try db.execute("DELETE FROM users WHERE user_key = ?", [.integer(key)])
