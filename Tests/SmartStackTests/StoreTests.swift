@@ -338,6 +338,35 @@ import Testing
         #expect(S.fileBytes(path) == before)
     }
 
+    @Test func damagedFileIsReportedNotMisread() throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.file("damaged.sqlite")
+        do {
+            let store = try EventStore(path: path)
+            try store.append((0..<5000).map { S.appLaunch("u\($0 % 3)", "e\($0)", at: Int64($0), app: "com.example.\($0)") })
+        }
+        // Overwrite pages 3...10 (after the schema) with garbage.
+        let handle = try #require(FileHandle(forUpdatingAtPath: path))
+        try handle.seek(toOffset: 2 * 4096)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 8 * 4096))
+        try handle.close()
+        do {
+            let store = try EventStore(path: path)
+            let problems = try store.integrityCheck()
+            #expect(problems != ["ok"] && !problems.isEmpty, "integrity_check must report the damage")
+            do {
+                _ = try store.events(EventQuery())
+                Issue.record("reading damaged pages must fail, not return made-up events")
+            } catch let error as StoreError {
+                #expect(error.kind == .corrupt, "\(error)")
+                #expect(error.description.hasPrefix(path + ": database file is damaged"), "\(error)")
+            }
+        } catch let error as StoreError {
+            #expect(error.kind == .corrupt, "\(error)")
+            #expect(error.path == path)
+        }
+    }
+
     @Test func failedAppendMidBatchStoresNothingAndKeepsEarlierData() throws {
         let directory = try StoreTemporaryDirectory()
         let path = directory.file("atomic.sqlite")
