@@ -15,10 +15,6 @@ final class StoreTemporaryDirectory {
 }
 
 enum StoreSamples {
-    static func time(_ text: String) -> EventTime {
-        do { return try EventTime(rfc3339: text) } catch { fatalError("bad sample time \(text): \(error)") }
-    }
-
     static let awkward = ["'); DROP TABLE events; --", "quote \" and ' and \\", "naïve café", "😀 𝄞 four-byte",
                           "tab\tnewline\ncontrol\u{1}", "", " leading and trailing ", "\u{0}nul"]
 
