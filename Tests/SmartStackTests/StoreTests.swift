@@ -35,6 +35,30 @@ import Testing
         #expect(try store.statistics().events == 2)
     }
 
+    @Test func coarsenedLocationsNeverReachTheDiskExactly() throws {
+        let directory = try StoreTemporaryDirectory()
+        let path = directory.file("coarse.sqlite")
+        let store = try EventStore(path: path, options: .init(coarsensLocations: true))
+        let exact = EventTime(nanosecondsSinceEpoch: 1_000_000_000, utcOffsetSeconds: 3600)
+        try store.append([
+            Event(time: exact, user: "a", id: "l1", payload: .location(lat: 48.858_370_1, lon: 2.294_481_3, accuracy: 5)),
+            Event(time: exact, user: "a", id: "l2", payload: .location(lat: -33.856_78, lon: 151.215_29, accuracy: nil)),
+            Event(time: exact, user: "a", id: "p1", payload: .place("home")),
+        ])
+        let back = try store.events(EventQuery())
+        #expect(back.map(\.payload) == [
+            .location(lat: 48.858, lon: 2.294, accuracy: 100),
+            .location(lat: -33.857, lon: 151.215, accuracy: nil),
+            .place("home"),
+        ])
+        #expect(back.map(\.time) == [exact, exact, exact])
+        let bytes = S.fileBytes(path) + S.fileBytes(path + "-wal")
+        let fine = withUnsafeBytes(of: (48.858_370_1).bitPattern.littleEndian) { Array($0) }
+        let fineBigEndian = withUnsafeBytes(of: (48.858_370_1).bitPattern.bigEndian) { Array($0) }
+        #expect(bytes.firstRange(of: fine) == nil && bytes.firstRange(of: fineBigEndian) == nil,
+                "the exact latitude must not be written anywhere")
+    }
+
     // MARK: Dedupe
 
     @Test func duplicateIdsAreSkippedAcrossAndWithinBatches() throws {

@@ -23,7 +23,8 @@ enum EventColumns {
     /// Binds parameters 6...13 (type and fields) of ``StoreSchema/insertEvent``.
     /// Returns the name of a NaN field when the event cannot be stored faithfully.
     @inline(__always)
-    static func bindFields(of payload: EventPayload, to insert: Statement) throws(SQLiteError) -> String? {
+    static func bindFields(of payload: EventPayload, to insert: Statement,
+                           coarsensLocations: Bool) throws(SQLiteError) -> String? {
         try insert.bind(Int64(payload.type.code), at: 6)
         switch payload {
         case let .stackConfig(stack, widgets):
@@ -45,7 +46,12 @@ enum EventColumns {
             if lat.isNaN { return "lat" }
             if lon.isNaN { return "lon" }
             if accuracy?.isNaN == true { return "accuracy" }
-            try fields(insert, n1: lat, n2: lon, n3: accuracy)
+            if coarsensLocations {
+                let coarse = coarsened(lat: lat, lon: lon, accuracy: accuracy)
+                try fields(insert, n1: coarse.lat, n2: coarse.lon, n3: coarse.accuracy)
+            } else {
+                try fields(insert, n1: lat, n2: lon, n3: accuracy)
+            }
         case let .place(place):
             try fields(insert, s1: place)
         case let .context(key, value):
@@ -69,6 +75,12 @@ enum EventColumns {
         try insert.bind(n2, at: 11)
         try insert.bind(n3, at: 12)
         try insert.bind(widgets, at: 13)
+    }
+
+    /// A location snapped to a grid of 0.001° (at most 111 m), with an accuracy of at least
+    /// 100 m when one is given, so the fine position never reaches the disk.
+    static func coarsened(lat: Double, lon: Double, accuracy: Double?) -> (lat: Double, lon: Double, accuracy: Double?) {
+        ((lat * 1000).rounded() / 1000, (lon * 1000).rounded() / 1000, accuracy.map { max($0, 100) })
     }
 
     /// Why a stored row cannot be read back as an event.

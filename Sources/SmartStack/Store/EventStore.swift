@@ -28,12 +28,18 @@ public final class EventStore: Sendable {
         /// An upper bound on the database file's size in bytes; appends beyond it fail with kind
         /// `full` and store nothing. `nil` for no bound other than the disk.
         public var maximumSize: Int?
+        /// Store `location` events coarsened to about 100 m: latitude and longitude rounded to
+        /// 0.001° (at most 111 m) and an accuracy of at least 100 m, before they reach the disk.
+        /// Such locations read back coarsened; every other field is still exact.
+        public var coarsensLocations: Bool
 
-        /// Creates options: read-write, 5 s busy timeout, no size bound.
-        public init(isReadOnly: Bool = false, busyTimeout: Duration = .seconds(5), maximumSize: Int? = nil) {
+        /// Creates options: read-write, 5 s busy timeout, no size bound, exact locations.
+        public init(isReadOnly: Bool = false, busyTimeout: Duration = .seconds(5), maximumSize: Int? = nil,
+                    coarsensLocations: Bool = false) {
             self.isReadOnly = isReadOnly
             self.busyTimeout = busyTimeout
             self.maximumSize = maximumSize
+            self.coarsensLocations = coarsensLocations
         }
     }
 
@@ -142,6 +148,7 @@ public final class EventStore: Sendable {
     public func append(_ events: [Event]) throws -> AppendResult {
         guard !events.isEmpty else { return AppendResult(inserted: 0, duplicates: 0) }
         let path = self.path
+        let coarsensLocations = options.coarsensLocations
         return try write { db in
             let next = try db.cachedStatement(StoreSchema.nextSequence)
             var sequence = try next.step() ? next.int64(at: 0) : 1
@@ -156,7 +163,8 @@ public final class EventStore: Sendable {
                 try insert.bind(event.id, at: 3)
                 try insert.bind(event.time.nanosecondsSinceEpoch, at: 4)
                 try insert.bind(Int64(event.time.utcOffsetSeconds), at: 5)
-                if let field = try EventColumns.bindFields(of: event.payload, to: insert) {
+                if let field = try EventColumns.bindFields(of: event.payload, to: insert,
+                                                              coarsensLocations: coarsensLocations) {
                     let position = inserted + duplicates + 1
                     throw StoreError(kind: .invalidEvent, path: path, message:
                         "event \(position) of the batch (\(event.type.rawValue)\(event.id.map { " id \($0)" } ?? "")): field '\(field)' is NaN, which cannot be stored; nothing of the batch was stored")
