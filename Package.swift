@@ -37,7 +37,11 @@ let package = Package(
         ),
         .testTarget(name: "SmartStackSQLiteTests", dependencies: ["SmartStackSQLite"]),
         .testTarget(name: "SmartStackTests", dependencies: ["SmartStack"]),
-        .testTarget(name: "SmartStackEvaluationTests", dependencies: ["SmartStackEvaluation"]),
+        .testTarget(
+            name: "SmartStackEvaluationTests",
+            dependencies: ["SmartStackEvaluation"],
+            exclude: ["Fixtures"]
+        ),
         .testTarget(name: "SmartStackCLITests", dependencies: ["SmartStackCLI"]),
     ],
     swiftLanguageModes: [.v6]

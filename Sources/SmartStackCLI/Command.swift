@@ -1,4 +1,6 @@
 // CONTRACT — the CLI helper may extend this file (keep these signatures).
+import Foundation
+import SmartStack
 
 /// Where a command writes. Tests capture both streams; the executable writes to the real ones.
 public final class CommandOutput {
@@ -14,8 +16,22 @@ public final class CommandOutput {
         self.standardErrorIsTerminal = standardErrorIsTerminal
     }
 
+    /// A fast path for bulk output (`export`): raw UTF-8 bytes to stdout. When `nil`, bytes are
+    /// decoded and passed to ``standardOutput``.
+    public var standardOutputBytes: ((UnsafeRawBufferPointer) -> Void)?
+
     /// Writes `text` and a newline to stdout.
     public func print(_ text: String) { standardOutput(text + "\n") }
+    /// Writes UTF-8 `bytes` to stdout as they are (no newline added).
+    ///
+    /// - Complexity: O(n) in the number of bytes.
+    public func write(bytes: [UInt8]) {
+        if let standardOutputBytes {
+            bytes.withUnsafeBytes { standardOutputBytes($0) }
+        } else {
+            standardOutput(String(decoding: bytes, as: UTF8.self))
+        }
+    }
     /// Writes `text` and a newline to stderr.
     public func printError(_ text: String) { standardError(text + "\n") }
 }
@@ -105,4 +121,107 @@ public struct ParsedArguments: Sendable {
         guard let v = value(name) else { throw UsageError("missing required option '\(name)'") }
         return v
     }
+}
+
+// MARK: - Helpers shared by subcommands
+
+extension ParsedArguments {
+    /// The single positional argument, or a usage error naming what is missing or extra.
+    ///
+    /// - Parameter what: how the help text names it, e.g. `<file>`.
+    func singlePositional(_ what: String) throws(UsageError) -> String {
+        guard let first = positional.first else { throw UsageError("missing argument \(what)") }
+        if positional.count > 1 { throw UsageError("unexpected argument '\(positional[1])'") }
+        return first
+    }
+
+    /// Fails when positional arguments were given to a subcommand that takes none.
+    func expectNoPositional() throws(UsageError) {
+        if let extra = positional.first { throw UsageError("unexpected argument '\(extra)'") }
+    }
+}
+
+/// Formats counts for people: `12345` → `12,345` (the same in every locale, for stable output).
+func formatCount(_ n: Int) -> String {
+    let digits = String(n.magnitude)
+    var out = n < 0 ? "-" : ""
+    for (i, c) in digits.enumerated() {
+        if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+        out.append(c)
+    }
+    return out
+}
+
+/// `1 event`, `2 events`, with the count formatted by ``formatCount(_:)``.
+func counted(_ n: Int, _ singular: String, _ plural: String? = nil) -> String {
+    "\(formatCount(n)) \(n == 1 ? singular : (plural ?? singular + "s"))"
+}
+
+/// Whether `args` asks for help (`-h` or `--help` before any `--`).
+func isHelpRequest(_ args: [String]) -> Bool {
+    for a in args {
+        if a == "--" { return false }
+        if a == "-h" || a == "--help" { return true }
+    }
+    return false
+}
+
+/// How a subcommand needs its database: an existing log (`export`, `stats`) or one that may be
+/// created (`ingest`).
+enum DatabaseAccess {
+    case existing
+    case createIfMissing
+}
+
+/// Checks `path` can hold the event log before any work is done, so a wrong path fails fast
+/// with a clear message instead of an SQLite code after a long parse.
+func checkDatabasePath(_ path: String, _ access: DatabaseAccess) throws(CommandFailure) {
+    let files = FileManager.default
+    var isDirectory: ObjCBool = false
+    if files.fileExists(atPath: path, isDirectory: &isDirectory) {
+        if isDirectory.boolValue { throw CommandFailure("'\(path)' is a directory, not a database file") }
+        return
+    }
+    switch access {
+    case .existing:
+        throw CommandFailure("no database at \(path)")
+    case .createIfMissing:
+        let parent = (path as NSString).deletingLastPathComponent
+        let directory = parent.isEmpty ? "." : parent
+        var parentIsDirectory: ObjCBool = false
+        guard files.fileExists(atPath: directory, isDirectory: &parentIsDirectory), parentIsDirectory.boolValue else {
+            throw CommandFailure("cannot create database \(path): no directory '\(directory)'")
+        }
+        guard files.isWritableFile(atPath: directory) else {
+            throw CommandFailure("cannot create database \(path): directory '\(directory)' is not writable")
+        }
+    }
+}
+
+/// Opens the event log at `path` after ``checkDatabasePath(_:_:)``; store errors (not a SQLite
+/// file, newer schema, ...) are reported with the path.
+func openEventStore(at path: String, _ access: DatabaseAccess) throws(CommandFailure) -> EventStore {
+    try checkDatabasePath(path, access)
+    do {
+        return try EventStore(path: path)
+    } catch {
+        throw CommandFailure(describeStoreError(error, path: path, action: "cannot open database"))
+    }
+}
+
+/// A store error as one message that names the database: store errors that already do
+/// (`path: what`) are kept as they are; anything else gets `<action> <path>: ` in front.
+func describeStoreError(_ error: any Error, path: String, action: String) -> String {
+    let text = describe(error)
+    if text.hasPrefix(path + ":") { return text }
+    return "\(action) \(path): \(text)"
+}
+
+/// A readable one-line description of any error (Foundation errors by their localized text).
+func describe(_ error: any Error) -> String {
+    if let failure = error as? CommandFailure { return failure.message }
+    if let usage = error as? UsageError { return usage.message }
+    if let cocoa = error as? CocoaError { return cocoa.localizedDescription }
+    if type(of: error) is NSError.Type { return (error as NSError).localizedDescription }
+    return String(describing: error)
 }

@@ -1,3 +1,8 @@
 /// Every subcommand, in the order `smartstack --help` lists them. Each helper appends its own.
 public let allSubcommands: [any SubcommandProtocol.Type] = [
+    IngestCommand.self,
+    ExportCommand.self,
+    StatsCommand.self,
+    ImportCommand.self,
+    OffPolicyCommand.self,
 ]

@@ -1,66 +1,475 @@
-// CONTRACT STUB — owned by the store helper, who replaces the bodies (signatures are the contract).
 import SmartStackSQLite
 
-/// What to read from the event log. `nil` fields do not filter.
-public struct EventQuery: Sendable, Hashable {
-    public var user: String?
-    /// Inclusive lower bound on the instant.
-    public var from: EventTime?
-    /// Exclusive upper bound on the instant.
-    public var to: EventTime?
-    public var types: Set<EventType>?
-    /// Only events stored after this sequence number (for incremental catch-up).
-    public var afterSequence: Int64?
-
-    public init(user: String? = nil, from: EventTime? = nil, to: EventTime? = nil,
-                types: Set<EventType>? = nil, afterSequence: Int64? = nil) {
-        self.user = user; self.from = from; self.to = to; self.types = types; self.afterSequence = afterSequence
-    }
-}
-
-/// The outcome of an append.
-public struct AppendResult: Sendable, Hashable {
-    public var inserted: Int
-    public var duplicates: Int
-    public init(inserted: Int, duplicates: Int) { self.inserted = inserted; self.duplicates = duplicates }
-}
-
-/// Per-type counts and bounds of the log.
-public struct EventStatistics: Sendable, Hashable {
-    public var events: Int
-    public var users: Int
-    public var byType: [EventType: Int]
-    public var first: EventTime?
-    public var last: EventTime?
-    public init(events: Int, users: Int, byType: [EventType: Int], first: EventTime?, last: EventTime?) {
-        self.events = events; self.users = users; self.byType = byType; self.first = first; self.last = last
-    }
-}
-
-/// The durable event log: one SQLite file (WAL, synchronous=NORMAL, mode 0600).
+/// The durable event log: one SQLite file (WAL, `synchronous=NORMAL`, `secure_delete=ON`,
+/// created with mode 0600).
+///
+/// ```swift
+/// let store = try EventStore(path: "events.sqlite")
+/// let result = try store.append(events)              // one transaction: all or nothing
+/// try store.forEach(EventQuery(user: "u00")) { sequence, event in print(event.type) }
+/// let stats = try store.statistics()
+/// ```
+///
+/// Events with an `id` are unique per user: appending one whose (user, id) is already stored,
+/// earlier or in the same batch, skips it and counts it as a duplicate, so ingest is idempotent.
+/// Every event reads back exactly as appended: same instant, same UTC offset, same fields,
+/// numbers bit for bit, optional fields present or absent as given.
+///
+/// The store is safe to use from several threads; calls are serialized on one connection.
+/// Closures given to ``forEach(_:_:)`` must not call back into the same store (that throws
+/// ``StoreError`` with kind `misuse`).
 public final class EventStore: Sendable {
+    /// How to open the log.
+    public struct Options: Sendable, Hashable {
+        /// Open an existing log read-only; every change throws ``StoreError`` (kind `readOnly`).
+        public var isReadOnly: Bool
+        /// How long to wait for another process's write lock before failing (kind `busy`).
+        public var busyTimeout: Duration
+        /// An upper bound on the database file's size in bytes; appends beyond it fail with kind
+        /// `full` and store nothing. `nil` for no bound other than the disk.
+        public var maximumSize: Int?
+        /// Store `location` events coarsened to about 100 m: latitude and longitude rounded to
+        /// 0.001° (at most 111 m) and an accuracy of at least 100 m, before they reach the disk.
+        /// Such locations read back coarsened; every other field is still exact.
+        public var coarsensLocations: Bool
+
+        /// Creates options: read-write, 5 s busy timeout, no size bound, exact locations.
+        public init(isReadOnly: Bool = false, busyTimeout: Duration = .seconds(5), maximumSize: Int? = nil,
+                    coarsensLocations: Bool = false) {
+            self.isReadOnly = isReadOnly
+            self.busyTimeout = busyTimeout
+            self.maximumSize = maximumSize
+            self.coarsensLocations = coarsensLocations
+        }
+    }
+
+    /// The database path (`:memory:` for a private in-memory log).
+    public let path: String
+    /// The options the log was opened with.
+    public let options: Options
+    let connection: Connection
+
     /// Opens or creates the log at `path` (`:memory:` for a private in-memory log).
-    public init(path: String) throws { fatalError("contract stub") }
-    /// Appends events in one transaction; events whose (user, id) is already stored are skipped.
-    public func append(_ events: [Event]) throws -> AppendResult { fatalError("contract stub") }
-    /// Calls `body` for each matching event in time order (ties in insertion order), streaming.
-    public func forEach(_ query: EventQuery, _ body: (Int64, Event) throws -> Void) throws { fatalError("contract stub") }
-    /// Matching events in time order.
-    public func events(_ query: EventQuery) throws -> [Event] { fatalError("contract stub") }
+    ///
+    /// - Throws: ``StoreError`` naming `path`: a directory, a folder that cannot be written, a
+    ///   file that is not a SmartStack database, a database written by a newer SmartStack.
+    public convenience init(path: String) throws {
+        try self.init(path: path, options: Options())
+    }
+
+    /// Opens or creates the log at `path` with `options`.
+    ///
+    /// A new file is created with mode 0600 before SQLite writes anything to it. An existing
+    /// file is checked (SQLite format, SmartStack's application id, schema version) before
+    /// anything is written to it, so a foreign or newer file is left untouched.
+    /// - Throws: ``StoreError`` naming `path`.
+    public init(path: String, options: Options) throws {
+        self.path = path
+        self.options = options
+        let inMemory = DatabaseFile.isInMemory(path)
+        if !inMemory {
+            _ = try DatabaseFile.prepare(path, readOnly: options.isReadOnly)
+        }
+        do {
+            connection = try Connection(path: DatabaseFile.sqliteName(for: path), options: Connection.Options(
+                isReadOnly: options.isReadOnly, createsFile: inMemory, busyTimeout: options.busyTimeout))
+            try connection.withDatabase { db in
+                try Self.checkIdentity(of: db, path: path)
+                let migrator = StoreSchema.migrator
+                if options.isReadOnly {
+                    if try migrator.hasPendingMigrations(db) {
+                        throw StoreError(kind: .readOnly, path: path, message:
+                            "database schema version \(try migrator.version(of: db)) is older than this smartstack's (\(migrator.latestVersion)) and the database is opened read-only; open it once read-write to upgrade it")
+                    }
+                } else {
+                    try db.applyRecommendedSettings()
+                    try migrator.migrate(db)
+                }
+                if let maximumSize = options.maximumSize {
+                    let pageSize = try db.pragma("page_size")?.integerValue ?? 4096
+                    try db.execute("PRAGMA max_page_count = \(max(1, Int64(maximumSize) / pageSize))")
+                }
+                try db.execute("PRAGMA cache_size = -\(StoreSchema.cacheKiB)")
+            }
+        } catch {
+            throw StoreError.wrapping(error, path: path, busyTimeout: options.busyTimeout)
+        }
+    }
+
+    /// Refuses SQLite files of other programs and newer SmartStacks, using reads only.
+    private static func checkIdentity(of db: Database, path: String) throws {
+        // The first read of the file: a non-SQLite file fails here with SQLITE_NOTADB.
+        let applicationID = try db.pragma("application_id")?.integerValue ?? 0
+        if applicationID != 0 && applicationID != StoreSchema.applicationID {
+            throw StoreError(kind: .notADatabase, path: path, message:
+                "not a SmartStack database: it belongs to another application (application_id \(applicationID))")
+        }
+        let tables = try db.rows(
+            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        ).compactMap { $0.first?.textValue }
+        if applicationID == 0 && !tables.isEmpty && !tables.contains("schema_migrations") {
+            let shown = tables.prefix(5).joined(separator: ", ")
+            throw StoreError(kind: .notADatabase, path: path, message:
+                "not a SmartStack database: it holds tables of another program (\(shown))")
+        }
+        try StoreSchema.migrator.checkCompatibility(of: db)
+    }
+
+    // MARK: Running
+
+    /// Runs `body` on the connection, translating SQLite errors into ``StoreError``s.
+    private func read<T>(_ body: (inout sending Database) throws -> sending T) throws -> sending T {
+        do {
+            return try connection.withDatabase(body)
+        } catch {
+            throw StoreError.wrapping(error, path: path, busyTimeout: options.busyTimeout)
+        }
+    }
+
+    /// Runs `body` in one write transaction, translating SQLite errors into ``StoreError``s.
+    private func write<T>(_ body: (inout sending Database) throws -> sending T) throws -> sending T {
+        do {
+            return try connection.transaction(body)
+        } catch {
+            throw StoreError.wrapping(error, path: path, busyTimeout: options.busyTimeout)
+        }
+    }
+
+    // MARK: Appending
+
+    /// Appends events in one transaction; events whose (user, id) is already stored — earlier or
+    /// in this batch — are skipped and counted as duplicates.
+    ///
+    /// All or nothing: when anything fails (a NaN number, a full disk, a lock held too long),
+    /// nothing of the batch is stored and the log is as it was.
+    /// - Throws: ``StoreError``.
+    /// - Complexity: O(n log N) for n events appended to a log of N.
+    @discardableResult
+    public func append(_ events: [Event]) throws -> AppendResult {
+        guard !events.isEmpty else { return AppendResult(inserted: 0, duplicates: 0) }
+        let path = self.path
+        let coarsensLocations = options.coarsensLocations
+        return try write { db in
+            let next = try db.cachedStatement(StoreSchema.nextSequence)
+            var sequence = try next.step() ? next.int64(at: 0) : 1
+            next.reset()
+            let insert = try db.cachedStatement(StoreSchema.insertEvent)
+            var users = UserKeys()
+            var inserted = 0
+            var duplicates = 0
+            for event in events {
+                try insert.bind(sequence, at: 1)
+                try insert.bind(try users.key(for: event.user, in: db), at: 2)
+                try insert.bind(event.id, at: 3)
+                try insert.bind(event.time.nanosecondsSinceEpoch, at: 4)
+                try insert.bind(Int64(event.time.utcOffsetSeconds), at: 5)
+                if let field = try EventColumns.bindFields(of: event.payload, to: insert,
+                                                              coarsensLocations: coarsensLocations) {
+                    let position = inserted + duplicates + 1
+                    throw StoreError(kind: .invalidEvent, path: path, message:
+                        "event \(position) of the batch (\(event.type.rawValue)\(event.id.map { " id \($0)" } ?? "")): field '\(field)' is NaN, which cannot be stored; nothing of the batch was stored")
+                }
+                _ = try insert.step()
+                insert.reset()
+                if db.changes > 0 {
+                    inserted += 1
+                    sequence += 1
+                } else {
+                    duplicates += 1
+                }
+            }
+            return AppendResult(inserted: inserted, duplicates: duplicates)
+        }
+    }
+
+    /// User names to their integer keys, looked up or created once per append.
+    private struct UserKeys {
+        private var lastName: String?
+        private var lastKey: Int64 = 0
+        private var keys: [String: Int64] = [:]
+
+        mutating func key(for name: String, in db: Database) throws -> Int64 {
+            if let lastName, lastName == name { return lastKey }
+            let key: Int64
+            if let known = keys[name] {
+                key = known
+            } else {
+                let find = try db.cachedStatement(StoreSchema.findUser)
+                try find.bind(name, at: 1)
+                if try find.step() {
+                    key = find.int64(at: 0)
+                    find.reset()
+                } else {
+                    find.reset()
+                    let insert = try db.cachedStatement(StoreSchema.insertUser)
+                    try insert.bind(name, at: 1)
+                    try insert.execute()
+                    key = db.lastInsertedRowID
+                }
+                keys[name] = key
+            }
+            lastName = name
+            lastKey = key
+            return key
+        }
+    }
+
+    // MARK: Reading
+
+    /// Calls `body` with each matching event and its sequence number, in time order (ties in
+    /// insertion order), streaming: only one event is in memory at a time.
+    ///
+    /// `body` must not call this store (that throws ``StoreError`` with kind `misuse`); errors
+    /// it throws stop the iteration and are rethrown unchanged. Other threads' calls to the
+    /// store wait until the iteration ends.
+    /// - Complexity: O(log N + k) for k matching events when filtered by user or time.
+    public func forEach(_ query: EventQuery, _ body: (Int64, Event) throws -> Void) throws {
+        let path = self.path
+        try read { db in
+            guard let select = try Self.select(StoreSchema.selectColumns, query, in: db,
+                                               suffix: " ORDER BY time_ns, seq") else { return }
+            let statement = try db.cachedStatement(select.sql)
+            defer { statement.reset() }
+            try statement.bind(select.arguments)
+            var names: [Int64: String] = [:]
+            if let user = query.user, let key = select.userKey { names[key] = user }
+            while try statement.step() {
+                let sequence = statement.int64(at: 0)
+                let userKey = statement.int64(at: 1)
+                let user: String
+                if let name = names[userKey] {
+                    user = name
+                } else {
+                    guard let name = try db.scalar("SELECT name FROM users WHERE user_key = ?", [.integer(userKey)])?.textValue else {
+                        throw StoreError(kind: .corrupt, path: path, message: "event \(sequence) refers to an unknown user (key \(userKey))")
+                    }
+                    names[userKey] = name
+                    user = name
+                }
+                let payload: EventPayload
+                do throws(EventColumns.RowError) {
+                    payload = try EventColumns.payload(from: statement)
+                } catch {
+                    throw StoreError(kind: .corrupt, path: path, message: "event \(sequence) cannot be read: \(error.message)")
+                }
+                let offset = statement.int64(at: 4)
+                guard let offsetSeconds = Int32(exactly: offset) else {
+                    throw StoreError(kind: .corrupt, path: path, message: "event \(sequence) has an impossible UTC offset \(offset)")
+                }
+                let event = Event(time: EventTime(nanosecondsSinceEpoch: statement.int64(at: 3), utcOffsetSeconds: offsetSeconds),
+                                  user: user, id: statement.optionalString(at: 2), payload: payload)
+                try body(sequence, event)
+            }
+        }
+    }
+
+    /// Matching events in time order (ties in insertion order).
+    ///
+    /// - Complexity: O(log N + k) for k matching events when filtered by user or time.
+    public func events(_ query: EventQuery) throws -> [Event] {
+        var events: [Event] = []
+        try forEach(query) { _, event in events.append(event) }
+        return events
+    }
+
+    /// How many events match `query`.
+    ///
+    /// - Complexity: O(k) for k matching events when filtered by user or time, else O(N).
+    public func count(_ query: EventQuery) throws -> Int {
+        try read { db in
+            guard let select = try Self.select("count(*)", query, in: db, suffix: "") else { return 0 }
+            let statement = try db.cachedStatement(select.sql)
+            defer { statement.reset() }
+            try statement.bind(select.arguments)
+            return try statement.step() ? Int(statement.int64(at: 0)) : 0
+        }
+    }
+
+    /// The SQL and arguments selecting `columns` of the events matching `query`; `nil` when
+    /// nothing can match (an unknown user, an empty type set).
+    private static func select(_ columns: String, _ query: EventQuery, in db: Database, suffix: String)
+        throws -> (sql: String, arguments: [SQLiteValue], userKey: Int64?)?
+    {
+        var conditions: [String] = []
+        var arguments: [SQLiteValue] = []
+        var userKey: Int64?
+        if let user = query.user {
+            guard let key = try db.scalar(StoreSchema.findUser, [.text(user)])?.integerValue else { return nil }
+            userKey = key
+        } else {
+            // A log with a single user (the usual case on a phone) is read through the
+            // (user_key, time_ns) index instead of being sorted.
+            let keys = try db.rows("SELECT user_key FROM users LIMIT 2")
+            if keys.count == 1 { userKey = keys[0][0].integerValue }
+        }
+        if let userKey {
+            conditions.append("user_key = ?")
+            arguments.append(.integer(userKey))
+        }
+        if let from = query.from {
+            conditions.append("time_ns >= ?")
+            arguments.append(.integer(from.nanosecondsSinceEpoch))
+        }
+        if let to = query.to {
+            conditions.append("time_ns < ?")
+            arguments.append(.integer(to.nanosecondsSinceEpoch))
+        }
+        if let types = query.types {
+            guard !types.isEmpty else { return nil }
+            let mask = types.reduce(Int64(0)) { $0 | (Int64(1) << Int64($1.code)) }
+            conditions.append("((1 << type) & ?) != 0")
+            arguments.append(.integer(mask))
+        }
+        if let after = query.afterSequence {
+            conditions.append("seq > ?")
+            arguments.append(.integer(after))
+        }
+        var sql = "SELECT \(columns) FROM events"
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        return (sql + suffix, arguments, userKey)
+    }
+
     /// Counts, users and bounds of the whole log.
-    public func statistics() throws -> EventStatistics { fatalError("contract stub") }
-    /// Distinct users, sorted.
-    public func users() throws -> [String] { fatalError("contract stub") }
-    /// Deletes events strictly before `time` (retention); returns how many.
-    public func deleteEvents(before time: EventTime) throws -> Int { fatalError("contract stub") }
-    /// Erases every event and saved state of `user`; returns how many events.
-    public func erase(user: String) throws -> Int { fatalError("contract stub") }
-    /// The largest sequence number stored (0 when empty).
-    public func lastSequence() throws -> Int64 { fatalError("contract stub") }
-    /// Saves a derived-state blob for (user, key), valid through `sequence`.
-    public func saveState(user: String, key: String, sequence: Int64, blob: [UInt8]) throws { fatalError("contract stub") }
+    ///
+    /// - Complexity: O(N).
+    public func statistics() throws -> EventStatistics {
+        try read { db in
+            var byType: [EventType: Int] = [:]
+            var total = 0
+            for row in try db.rows("SELECT type, count(*) FROM events GROUP BY type") {
+                let code = Int(row[0].integerValue ?? 0)
+                let count = Int(row[1].integerValue ?? 0)
+                total += count
+                if let type = EventType(code: code) { byType[type] = count }
+            }
+            let users = Int(try db.scalar("SELECT count(DISTINCT user_key) FROM events")?.integerValue ?? 0)
+            func time(_ order: String) throws -> EventTime? {
+                guard let row = try db.rows("SELECT time_ns, offset_s FROM events ORDER BY \(order) LIMIT 1").first,
+                      let instant = row[0].integerValue, let offset = row[1].integerValue,
+                      let offsetSeconds = Int32(exactly: offset) else { return nil }
+                return EventTime(nanosecondsSinceEpoch: instant, utcOffsetSeconds: offsetSeconds)
+            }
+            return EventStatistics(events: total, users: users, byType: byType,
+                                   first: try time("time_ns, seq"), last: try time("time_ns DESC, seq DESC"))
+        }
+    }
+
+    /// Users with at least one event, sorted.
+    ///
+    /// - Complexity: O(U log U) for U users.
+    public func users() throws -> [String] {
+        try read { db in
+            try db.rows("""
+                SELECT name FROM users
+                WHERE EXISTS (SELECT 1 FROM events WHERE events.user_key = users.user_key)
+                """).compactMap { $0.first?.textValue }.sorted()
+        }
+    }
+
+    /// The largest sequence number stored (0 when empty). Sequence numbers only grow: one is
+    /// never given to a second event, even after the first was deleted.
+    public func lastSequence() throws -> Int64 {
+        try read { db in try db.scalar("SELECT max(seq) FROM events")?.integerValue ?? 0 }
+    }
+
+    // MARK: Deleting
+
+    /// Deletes events strictly before `time` (retention) and returns how many.
+    ///
+    /// The saved state of every user who lost events is cleared too (it was derived from them),
+    /// so the engine rebuilds it from what remains; users left without events are forgotten.
+    /// Deleted content is overwritten (`secure_delete`) and the write-ahead log is checkpointed.
+    /// - Complexity: O(k log N) for k deleted events.
+    @discardableResult
+    public func deleteEvents(before time: EventTime) throws -> Int {
+        let deleted = try write { db in
+            let bound = SQLiteValue.integer(time.nanosecondsSinceEpoch)
+            try db.execute(StoreSchema.recordDeletedThrough)
+            let affected = try db.rows("""
+                SELECT name FROM users WHERE user_key IN (SELECT DISTINCT user_key FROM events WHERE time_ns < ?)
+                """, [bound]).compactMap { $0.first?.textValue }
+            try db.execute("DELETE FROM events WHERE time_ns < ?", [bound])
+            let deleted = db.changes
+            for user in affected {
+                try db.execute("DELETE FROM engine_state WHERE user = ?", [.text(user)])
+            }
+            try db.execute("""
+                DELETE FROM users WHERE NOT EXISTS (SELECT 1 FROM events WHERE events.user_key = users.user_key)
+                """)
+            return deleted
+        }
+        checkpoint()
+        return deleted
+    }
+
+    /// Erases every event and saved state of `user`, and the user's name; returns how many events.
+    ///
+    /// Deleted content is overwritten (`secure_delete`) and the write-ahead log is checkpointed.
+    /// - Complexity: O(k log N) for the user's k events.
+    @discardableResult
+    public func erase(user: String) throws -> Int {
+        let deleted = try write { db in
+            var deleted = 0
+            if let key = try db.scalar(StoreSchema.findUser, [.text(user)])?.integerValue {
+                try db.execute(StoreSchema.recordDeletedThrough)
+                try db.execute("DELETE FROM events WHERE user_key = ?", [.integer(key)])
+                deleted = db.changes
+                try db.execute("DELETE FROM users WHERE user_key = ?", [.integer(key)])
+            }
+            try db.execute("DELETE FROM engine_state WHERE user = ?", [.text(user)])
+            return deleted
+        }
+        checkpoint()
+        return deleted
+    }
+
+    /// Copies the write-ahead log into the database file and truncates it, so deleted content
+    /// does not linger in the log. Best effort: skipped while another connection reads.
+    private func checkpoint() {
+        _ = try? read { db in try db.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+    }
+
+    // MARK: Derived state
+
+    /// Saves a derived-state blob for (user, key), valid through `sequence`, replacing any
+    /// previous one.
+    public func saveState(user: String, key: String, sequence: Int64, blob: [UInt8]) throws {
+        try write { db in
+            try db.execute("""
+                INSERT INTO engine_state(user, key, sequence, blob) VALUES (?, ?, ?, ?)
+                ON CONFLICT (user, key) DO UPDATE SET sequence = excluded.sequence, blob = excluded.blob
+                """, [.text(user), .text(key), .integer(sequence), .blob(blob)])
+        }
+    }
+
     /// Loads a derived-state blob for (user, key) with the sequence it is valid through.
-    public func loadState(user: String, key: String) throws -> (sequence: Int64, blob: [UInt8])? { fatalError("contract stub") }
+    public func loadState(user: String, key: String) throws -> (sequence: Int64, blob: [UInt8])? {
+        try read { db in
+            let statement = try db.cachedStatement("SELECT sequence, blob FROM engine_state WHERE user = ? AND key = ?")
+            defer { statement.reset() }
+            try statement.bind(user, at: 1)
+            try statement.bind(key, at: 2)
+            guard try statement.step() else { return nil }
+            return (statement.int64(at: 0), statement.blob(at: 1))
+        }
+    }
+
     /// Deletes all saved derived state (for rebuild).
-    public func clearState() throws { fatalError("contract stub") }
+    public func clearState() throws {
+        try write { db in try db.execute("DELETE FROM engine_state") }
+    }
+
+    /// Deletes the saved derived state of `user` (for rebuild).
+    public func clearState(user: String) throws {
+        try write { db in try db.execute("DELETE FROM engine_state WHERE user = ?", [.text(user)]) }
+    }
+
+    // MARK: Health
+
+    /// The result of SQLite's `PRAGMA integrity_check`: `["ok"]` for a sound file.
+    ///
+    /// - Complexity: O(size of the database).
+    public func integrityCheck() throws -> [String] {
+        try read { db in try db.integrityCheck() }
+    }
 }

@@ -1,0 +1,333 @@
+/// Off-policy estimates of a policy's mean reward from logged rounds: point estimates matching
+/// Open Bandit Pipeline 0.5.7, seeded bootstrap intervals and weight diagnostics. Pure: the
+/// same input and seed always give the same result.
+///
+/// ```swift
+/// let result = try OffPolicyEvaluation.estimate(rounds, seed: 42)
+/// print(result[.snips]?.value ?? .nan, result.diagnostics.effectiveSampleSize)
+/// ```
+public enum OffPolicyEvaluation {
+    /// Estimates on obp-shaped feedback. The direct method and the DR family need
+    /// `feedback.estimatedRewards`.
+    ///
+    /// Intervals: `bootstrap.samples` resamples of the rounds with replacement (drawn with
+    /// SplitMix64 from `seed`), each estimator recomputed on every resample (ratio estimators —
+    /// replay, SNIPS — as ratios; a resample where the ratio is undefined is left out), then
+    /// the `alpha/2` and `1 − alpha/2` percentiles with linear interpolation (numpy's default).
+    /// obp bootstraps the per-round terms instead, which is the same for the linear estimators.
+    /// The reward model is held fixed across resamples, so the direct method's interval shows
+    /// only the sampling of rounds, not the model's own error: read it as a lower bound on the
+    /// uncertainty.
+    ///
+    /// - Throws: ``OffPolicyError`` for an estimator parameter that is negative or NaN, bad
+    ///   bootstrap options, or a reward-model estimator without `estimatedRewards`.
+    /// - Complexity: O(n · actions + bootstrap.samples · n · estimators).
+    public static func estimate(
+        _ feedback: BanditFeedback, estimators: [OffPolicyEstimator] = OffPolicyEstimator.standard,
+        bootstrap: BootstrapOptions = BootstrapOptions(), seed: UInt64
+    ) throws(OffPolicyError) -> OffPolicyResult {
+        try check(estimators: estimators, bootstrap: bootstrap)
+        if estimators.contains(where: \.needsRewardModel), feedback.estimatedRewards == nil {
+            throw OffPolicyError(field: "estimated_rewards",
+                                 message: "the direct method and doubly robust estimators need reward-model predictions")
+        }
+        let terms = RoundTerms(feedback)
+        return terms.result(estimators: estimators, bootstrap: bootstrap, seed: seed)
+    }
+
+    /// Estimates on rounds with any number of candidates each — the evaluator's entry point.
+    ///
+    /// The reward model: each round's own `estimatedRewards` when every round has them, else a
+    /// ``RewardModel`` (prior strength `rewardModelPriorStrength`) fitted on the logged
+    /// `(contextKey, loggedAction, reward)` rows. With `crossFitFolds` k > 1, round i is
+    /// predicted by a model fitted without the rounds of its fold (`i mod k`), so a round's own
+    /// reward never enters its prediction. Intervals as in
+    /// the `BanditFeedback` overload.
+    ///
+    /// - Throws: ``OffPolicyError`` naming the round and field of the first invalid value.
+    /// - Complexity: O(Σ candidates · crossFitFolds + bootstrap.samples · n · estimators).
+    public static func estimate(
+        _ rounds: [LoggedRound], estimators: [OffPolicyEstimator] = OffPolicyEstimator.standard,
+        rewardModelPriorStrength: Double = 5, crossFitFolds: Int = 1,
+        bootstrap: BootstrapOptions = BootstrapOptions(), seed: UInt64
+    ) throws(OffPolicyError) -> OffPolicyResult {
+        try check(estimators: estimators, bootstrap: bootstrap)
+        guard crossFitFolds >= 1 else {
+            throw OffPolicyError(field: "cross_fit_folds", message: "must be at least 1, got \(crossFitFolds)")
+        }
+        for (i, round) in rounds.enumerated() { try round.validate(index: i) }
+        let ownPredictions = !rounds.isEmpty && rounds.allSatisfy { $0.estimatedRewards != nil }
+        var models: [RewardModel] = []
+        if !ownPredictions {
+            let folds = min(crossFitFolds, max(1, rounds.count))
+            models = (0..<folds).map { fold in
+                var model = RewardModel(priorStrength: rewardModelPriorStrength)
+                for (i, round) in rounds.enumerated() where folds == 1 || i % folds != fold {
+                    model.add(contextKey: round.contextKey, action: round.loggedAction, reward: round.reward)
+                }
+                return model
+            }
+        }
+        // Predictions depend only on (fold, context key, candidate count): computed once each.
+        struct CacheKey: Hashable {
+            var fold: Int
+            var context: String
+            var candidates: Int
+        }
+        var cache: [CacheKey: [Double]] = [:]
+        let terms = RoundTerms(rounds) { i, round in
+            if ownPredictions { return round.estimatedRewards! }
+            let fold = i % models.count
+            let key = CacheKey(fold: fold, context: round.contextKey, candidates: round.candidateCount)
+            if let cached = cache[key] { return cached }
+            let q = (0..<round.candidateCount).map {
+                models[fold].prediction(contextKey: round.contextKey, action: $0)
+            }
+            cache[key] = q
+            return q
+        }
+        return terms.result(estimators: estimators, bootstrap: bootstrap, seed: seed)
+    }
+
+    /// The point estimate alone (no bootstrap), e.g. to compare with obp.
+    ///
+    /// - Throws: as the `BanditFeedback` overload.
+    /// - Complexity: O(n · actions).
+    public static func pointEstimate(_ estimator: OffPolicyEstimator, on feedback: BanditFeedback)
+        throws(OffPolicyError) -> Double? {
+        try estimate(feedback, estimators: [estimator], bootstrap: BootstrapOptions(samples: 0), seed: 0)
+            .estimates[0].value
+    }
+
+    private static func check(estimators: [OffPolicyEstimator], bootstrap: BootstrapOptions) throws(OffPolicyError) {
+        for estimator in estimators {
+            if let problem = estimator.parameterProblem { throw OffPolicyError(field: "estimators", message: problem) }
+        }
+        guard bootstrap.samples >= 0 else {
+            throw OffPolicyError(field: "bootstrap.samples", message: "must be >= 0, got \(bootstrap.samples)")
+        }
+        guard bootstrap.alpha > 0, bootstrap.alpha < 1 else {
+            throw OffPolicyError(field: "bootstrap.alpha", message: "must be in (0, 1), got \(bootstrap.alpha)")
+        }
+    }
+}
+
+/// The per-round quantities every estimator is built from (structure of arrays).
+struct RoundTerms {
+    /// π_e(a_i) / p_i, unclipped.
+    var weight: [Double] = []
+    /// π_e(a_i).
+    var targetAtLogged: [Double] = []
+    var reward: [Double] = []
+    /// q̂(x_i, a_i).
+    var qFactual: [Double] = []
+    /// Σ_a π_e(a) q̂(x_i, a) / Σ_a π_e(a) (obp's weighted average).
+    var direct: [Double] = []
+    var supportKnown = 0
+    var supportViolations = 0
+
+    var count: Int { weight.count }
+
+    init(_ feedback: BanditFeedback) {
+        let k = feedback.actionCount
+        reserve(feedback.count)
+        for i in 0..<feedback.count {
+            let base = i * k
+            let a = feedback.actions[i]
+            let target = feedback.targetDistribution[base..<(base + k)]
+            var direct = 0.0, qFactual = 0.0
+            if let q = feedback.estimatedRewards {
+                direct = Self.weightedAverage(q[base..<(base + k)], weights: target)
+                qFactual = q[base + a]
+            }
+            append(target: target[base + a], propensity: feedback.propensities[i], reward: feedback.rewards[i],
+                   qFactual: qFactual, direct: direct)
+            if let logging = feedback.loggingDistribution {
+                noteSupport(target: target, logging: logging[base..<(base + k)])
+            } else if feedback.propensities[i] == 1 {
+                noteSupport(target: target, loggedOnly: a)
+            }
+        }
+    }
+
+    /// `predictions(i, round)` gives q̂ for each of the round's candidates.
+    init(_ rounds: [LoggedRound], predictions: (Int, LoggedRound) -> [Double]) {
+        reserve(rounds.count)
+        for (i, round) in rounds.enumerated() {
+            let target = round.targetDistribution[...]
+            let q = predictions(i, round)
+            append(target: target[round.loggedAction], propensity: round.propensity, reward: round.reward,
+                   qFactual: q[round.loggedAction], direct: Self.weightedAverage(q[...], weights: target))
+            if let logging = round.loggingDistribution {
+                noteSupport(target: target, logging: logging[...])
+            } else if round.propensity == 1 {
+                noteSupport(target: target, loggedOnly: round.loggedAction)
+            }
+        }
+    }
+
+    private mutating func reserve(_ n: Int) {
+        weight.reserveCapacity(n); targetAtLogged.reserveCapacity(n); reward.reserveCapacity(n)
+        qFactual.reserveCapacity(n); direct.reserveCapacity(n)
+    }
+
+    private mutating func append(target: Double, propensity: Double, reward: Double, qFactual: Double, direct: Double) {
+        weight.append(target / propensity)
+        targetAtLogged.append(target)
+        self.reward.append(reward)
+        self.qFactual.append(qFactual)
+        self.direct.append(direct)
+    }
+
+    private mutating func noteSupport(target: ArraySlice<Double>, logging: ArraySlice<Double>) {
+        supportKnown += 1
+        let offset = logging.startIndex - target.startIndex
+        if target.indices.contains(where: { target[$0] > 0 && logging[$0 + offset] == 0 }) { supportViolations += 1 }
+    }
+
+    private mutating func noteSupport(target: ArraySlice<Double>, loggedOnly action: Int) {
+        supportKnown += 1
+        let start = target.startIndex
+        if target.indices.contains(where: { $0 - start != action && target[$0] > 0 }) { supportViolations += 1 }
+    }
+
+    private static func weightedAverage(_ values: ArraySlice<Double>, weights: ArraySlice<Double>) -> Double {
+        var numerator = 0.0, total = 0.0
+        var v = values.startIndex, w = weights.startIndex
+        while v < values.endIndex, w < weights.endIndex {
+            numerator += values[v] * weights[w]
+            total += weights[w]
+            v += 1
+            w += 1
+        }
+        return total > 0 ? numerator / total : 0
+    }
+
+    /// Per-round numerator and (for ratio estimators) denominator: estimate = Σ num / Σ den,
+    /// with den = 1 per round for the mean-type estimators.
+    func terms(for estimator: OffPolicyEstimator) -> (numerator: [Double], denominator: [Double]?) {
+        let n = count
+        func dr(_ effectiveWeight: (Double) -> Double) -> [Double] {
+            (0..<n).map { direct[$0] + effectiveWeight(weight[$0]) * (reward[$0] - qFactual[$0]) }
+        }
+        switch estimator {
+        case .replay:
+            return ((0..<n).map { targetAtLogged[$0] * reward[$0] }, targetAtLogged)
+        case .ips(let clip):
+            let cap = clip ?? .infinity
+            return ((0..<n).map { reward[$0] * min(weight[$0], cap) }, nil)
+        case .snips:
+            return ((0..<n).map { reward[$0] * weight[$0] }, weight)
+        case .directMethod:
+            return (direct, nil)
+        case .doublyRobust(let clip):
+            let cap = clip ?? .infinity
+            return (dr { min($0, cap) }, nil)
+        case .switchDoublyRobust(let tau):
+            return (dr { $0 <= tau ? $0 : 0 }, nil)
+        case .doublyRobustWithShrinkage(let lambda):
+            if lambda == .infinity { return (dr { $0 }, nil) }
+            return (dr { w in w == 0 ? 0 : lambda * w / (w * w + lambda) }, nil)
+        }
+    }
+
+    var diagnostics: OffPolicyDiagnostics {
+        var sum = 0.0, squares = 0.0, largest = 0.0, zeros = 0
+        for w in weight {
+            sum += w
+            squares += w * w
+            largest = max(largest, w)
+            if w == 0 { zeros += 1 }
+        }
+        let n = Double(count)
+        return OffPolicyDiagnostics(
+            effectiveSampleSize: squares > 0 ? sum * sum / squares : 0,
+            maxWeight: largest,
+            meanWeight: count > 0 ? sum / n : 0,
+            zeroWeightShare: count > 0 ? Double(zeros) / n : 0,
+            zeroSupportShare: supportKnown > 0 ? Double(supportViolations) / n : nil,
+            supportKnownRounds: supportKnown,
+            replayAccepted: targetAtLogged.reduce(0, +))
+    }
+
+    func result(estimators: [OffPolicyEstimator], bootstrap: BootstrapOptions, seed: UInt64) -> OffPolicyResult {
+        let n = count
+        let parts = estimators.map { terms(for: $0) }
+        func ratio(_ numerator: Double, _ denominator: Double) -> Double? {
+            denominator > 0 ? numerator / denominator : nil
+        }
+        let values: [Double?] = parts.map { part in
+            guard n > 0 else { return nil }
+            let numerator = part.numerator.reduce(0, +)
+            if let den = part.denominator {
+                // obp: mean(r w / mean(w)) — the same ratio.
+                let denominator = den.reduce(0, +)
+                guard denominator > 0 else { return nil }
+                // A deterministic replay sums exact 0/1 acceptances, like obp.
+                return ratio(numerator, denominator)
+            }
+            return numerator / Double(n)
+        }
+        var intervals = [[Double]?](repeating: nil, count: estimators.count)
+        if bootstrap.samples > 0, n > 0 {
+            let replicates = Self.bootstrapReplicates(parts, rounds: n, samples: bootstrap.samples, seed: seed)
+            for e in estimators.indices where values[e] != nil && !replicates[e].isEmpty {
+                let sorted = replicates[e].sorted()
+                intervals[e] = [Self.percentile(sorted, bootstrap.alpha / 2),
+                                Self.percentile(sorted, 1 - bootstrap.alpha / 2)]
+            }
+        }
+        let estimates = estimators.indices.map {
+            OffPolicyEstimate(estimator: estimators[$0], value: values[$0], interval: intervals[$0])
+        }
+        return OffPolicyResult(estimates: estimates, diagnostics: diagnostics, rounds: n,
+                               bootstrap: bootstrap, seed: seed)
+    }
+
+    /// Each estimator's value on `samples` resamples of the rounds (the same resamples for every
+    /// estimator); resamples where a ratio estimator is undefined are left out.
+    static func bootstrapReplicates(_ parts: [(numerator: [Double], denominator: [Double]?)], rounds n: Int,
+                                    samples: Int, seed: UInt64) -> [[Double]] {
+        let e = parts.count
+        // Round-major layout so one draw reads one contiguous run of terms.
+        var numerators = [Double](repeating: 0, count: n * e)
+        var denominators = [Double](repeating: 1, count: n * e)
+        for (k, part) in parts.enumerated() {
+            for i in 0..<n {
+                numerators[i * e + k] = part.numerator[i]
+                if let den = part.denominator { denominators[i * e + k] = den[i] }
+            }
+        }
+        var replicates = [[Double]](repeating: [], count: e)
+        for k in 0..<e { replicates[k].reserveCapacity(samples) }
+        var generator = OffPolicyRandom(seed: seed)
+        var sums = [Double](repeating: 0, count: 2 * e)
+        numerators.withUnsafeBufferPointer { num in
+            denominators.withUnsafeBufferPointer { den in
+                sums.withUnsafeMutableBufferPointer { acc in
+                    for _ in 0..<samples {
+                        for k in 0..<(2 * e) { acc[k] = 0 }
+                        for _ in 0..<n {
+                            let base = generator.index(below: n) * e
+                            for k in 0..<e {
+                                acc[k] += num[base + k]
+                                acc[e + k] += den[base + k]
+                            }
+                        }
+                        for k in 0..<e where acc[e + k] > 0 { replicates[k].append(acc[k] / acc[e + k]) }
+                    }
+                }
+            }
+        }
+        return replicates
+    }
+
+    /// numpy's default (linear) percentile of sorted values, `q` in [0, 1].
+    static func percentile(_ sorted: [Double], _ q: Double) -> Double {
+        let position = q * Double(sorted.count - 1)
+        let lower = Int(position.rounded(.down))
+        let upper = min(lower + 1, sorted.count - 1)
+        let fraction = position - Double(lower)
+        return sorted[lower] + (sorted[upper] - sorted[lower]) * fraction
+    }
+}

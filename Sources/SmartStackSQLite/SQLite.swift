@@ -1,2 +1,0 @@
-// CONTRACT STUB — the store helper replaces this module with the real SQLite layer.
-import CSQLite
