@@ -9,9 +9,13 @@
 import CSQLite
 import Foundation
 import SmartStack
+import SmartStackSQLite
 
 func runIngestBenchmark(_ arguments: [String]) throws {
     let options = try IngestBenchmarkOptions(arguments)
+    // As the store's connection does, and before anything initializes SQLite: the raw baseline
+    // and the store then run with the same process-wide configuration, whichever opens first.
+    _ = smartstack_sqlite3_disable_memory_statistics()
     let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("smartstack-bench-ingest-\(getpid())")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -86,7 +90,12 @@ func runIngestBenchmark(_ arguments: [String]) throws {
         for run in 0..<options.storeRepeats {
             let rawPath = directory.appendingPathComponent("raw-\(run).sqlite").path
             let baseline = try RawSQLiteBaseline(path: rawPath)
-            bestRaw = bestRaw.better(try measure { try baseline.insert(events) })
+            bestRaw = bestRaw.better(try measure {
+                let inserted = try baseline.insert(events)
+                guard inserted == events.count else {
+                    throw BenchmarkFailure("raw SQLite inserted \(inserted) rows, expected \(events.count)")
+                }
+            })
             baseline.close()
             removeDatabase(rawPath)
 
@@ -294,53 +303,21 @@ private func printTable(_ figures: [BenchmarkFigure]) {
 }
 
 /// The same rows as `EventStore.append`, inserted with raw SQLite calls: one prepared
-/// statement, one transaction, the store's own schema, indexes and pragmas (WAL,
-/// synchronous=NORMAL). This is the ceiling the store's append is compared with.
+/// statement, one transaction. It uses the store's own schema (`StoreSchema.createEvents`), insert
+/// (`StoreSchema.insertEvent`) and row values (`StoreSchema.insertValues`), and the store's
+/// connection settings (no SQLite mutex, WAL, synchronous=NORMAL, 16 MiB page cache), so the
+/// only difference left is the store's own code: this is the ceiling its append is compared with.
 private final class RawSQLiteBaseline {
     private var db: OpaquePointer?
 
-    /// Mirrors `StoreSchema.createEvents` of the store (users and events, with its indexes).
-    static let schema = """
-        CREATE TABLE users(
-            user_key INTEGER PRIMARY KEY,
-            name TEXT NOT NULL UNIQUE
-        );
-        CREATE TABLE events(
-            seq INTEGER PRIMARY KEY AUTOINCREMENT,
-            user_key INTEGER NOT NULL,
-            id TEXT,
-            time_ns INTEGER NOT NULL,
-            offset_s INTEGER NOT NULL,
-            type INTEGER NOT NULL,
-            s1 TEXT,
-            s2 TEXT,
-            s3 TEXT,
-            n1,
-            n2,
-            n3,
-            widgets BLOB
-        );
-        CREATE UNIQUE INDEX events_user_id ON events(user_key, id) WHERE id IS NOT NULL;
-        CREATE INDEX events_user_time ON events(user_key, time_ns);
-        CREATE INDEX events_time ON events(time_ns);
-        PRAGMA application_id = 1399673716;
-        """
-
-    /// Mirrors `StoreSchema.insertEvent`.
-    static let insert = """
-        INSERT INTO events(user_key, id, time_ns, offset_s, type, s1, s2, s3, n1, n2, n3, widgets) \
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) \
-        ON CONFLICT (user_key, id) WHERE id IS NOT NULL DO NOTHING
-        """
-
     init(path: String) throws {
-        // The store's connection settings: no SQLite mutex (one thread), WAL, synchronous=NORMAL.
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK else {
             throw BenchmarkFailure("raw SQLite: cannot open \(path)")
         }
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=NORMAL; PRAGMA secure_delete=ON; PRAGMA foreign_keys=ON")
-        try execute(Self.schema)
+        try execute("PRAGMA cache_size = -16384")   // StoreSchema.cacheKiB
+        try execute(StoreSchema.createEvents)
     }
 
     func close() {
@@ -357,114 +334,70 @@ private final class RawSQLiteBaseline {
         }
     }
 
-    /// Inserts `events` in one transaction through one prepared statement.
-    func insert(_ events: [Event]) throws {
-        try execute("BEGIN IMMEDIATE")
-        // Users are few; key them as the store does (one row each in `users`).
-        var userKeys: [String: Int64] = [:]
+    private func prepare(_ sql: String) throws -> OpaquePointer? {
         var statement: OpaquePointer?
-        guard sqlite3_prepare_v3(db, Self.insert, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK else {
-            throw BenchmarkFailure("raw SQLite: cannot prepare the insert")
+        guard sqlite3_prepare_v3(db, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil) == SQLITE_OK else {
+            throw BenchmarkFailure("raw SQLite: cannot prepare \(sql): \(String(cString: sqlite3_errmsg(db)))")
         }
-        defer { sqlite3_finalize(statement) }
+        return statement
+    }
+
+    /// Inserts `events` in one transaction through one prepared statement (plus one row per
+    /// new user in `users`, as the store does).
+    /// - Returns: how many rows were inserted (duplicates of a (user, id) are skipped).
+    @discardableResult
+    func insert(_ events: [Event]) throws -> Int {
+        try execute("BEGIN IMMEDIATE")
+        let insert = try prepare(StoreSchema.insertEvent)
+        defer { sqlite3_finalize(insert) }
+        let insertUser = try prepare("INSERT INTO users(name) VALUES (?1)")
+        defer { sqlite3_finalize(insertUser) }
+        var userKeys: [String: Int64] = [:]
+        var sequence: Int64 = 1
         for event in events {
             let userKey: Int64
             if let known = userKeys[event.user] {
                 userKey = known
             } else {
-                try execute("INSERT INTO users(name) VALUES ('\(event.user.replacingOccurrences(of: "'", with: "''"))')")
+                bind(.text(event.user), to: insertUser, at: 1)
+                guard sqlite3_step(insertUser) == SQLITE_DONE else {
+                    throw BenchmarkFailure("raw SQLite: user insert failed: \(String(cString: sqlite3_errmsg(db)))")
+                }
+                sqlite3_reset(insertUser)
                 userKey = sqlite3_last_insert_rowid(db)
                 userKeys[event.user] = userKey
             }
-            sqlite3_bind_int64(statement, 1, userKey)
-            bindText(statement, 2, event.id)
-            sqlite3_bind_int64(statement, 3, event.time.nanosecondsSinceEpoch)
-            sqlite3_bind_int64(statement, 4, Int64(event.time.utcOffsetSeconds))
-            sqlite3_bind_int64(statement, 5, Int64(event.type.code))
-            var s1: String?, s2: String?, s3: String?
-            var n1: Double?, n2: Double?, n3: Double?
-            var widgets: [UInt8]?
-            switch event.payload {
-            case let .stackConfig(stack, list): s1 = stack; widgets = Self.encode(list)
-            case let .appLaunch(app): s1 = app
-            case let .widgetImpression(stack, widget, propensity, policy): s1 = stack; s2 = widget; s3 = policy; n1 = propensity
-            case let .widgetTap(widget, stack): s1 = widget; s2 = stack
-            case let .widgetSwipe(stack, from, to): s1 = stack; s2 = from; s3 = to
-            case let .widgetPin(stack, widget), let .widgetUnpin(stack, widget): s1 = stack; s2 = widget
-            case .screenOn: break
-            case let .location(lat, lon, accuracy): n1 = lat; n2 = lon; n3 = accuracy
-            case let .place(place): s1 = place
-            case let .context(key, value): s1 = key; s2 = value
-            case let .relevance(widget, score, duration): s1 = widget; n1 = score; n2 = duration
+            for (index, value) in StoreSchema.insertValues(for: event, sequence: sequence, userKey: userKey).enumerated() {
+                bind(value, to: insert, at: Int32(index + 1))
             }
-            bindText(statement, 6, s1)
-            bindText(statement, 7, s2)
-            bindText(statement, 8, s3)
-            bindDouble(statement, 9, n1)
-            bindDouble(statement, 10, n2)
-            bindDouble(statement, 11, n3)
-            if let widgets {
-                widgets.withUnsafeBytes { bytes in
-                    if let base = bytes.baseAddress, bytes.count > 0 {
-                        _ = sqlite3_bind_blob(statement, 12, base, Int32(bytes.count), smartstack_sqlite3_transient())
-                    } else {
-                        _ = sqlite3_bind_zeroblob(statement, 12, 0)
-                    }
-                }
-            } else {
-                sqlite3_bind_null(statement, 12)
-            }
-            guard sqlite3_step(statement) == SQLITE_DONE else {
+            guard sqlite3_step(insert) == SQLITE_DONE else {
                 throw BenchmarkFailure("raw SQLite: insert failed: \(String(cString: sqlite3_errmsg(db)))")
             }
-            sqlite3_reset(statement)
+            sqlite3_reset(insert)
+            if sqlite3_changes(db) > 0 { sequence += 1 }
         }
         try execute("COMMIT")
+        return Int(sequence - 1)
     }
 
-    private func bindText(_ statement: OpaquePointer?, _ index: Int32, _ text: String?) {
-        guard var text else {
+    private func bind(_ value: SQLiteValue, to statement: OpaquePointer?, at index: Int32) {
+        switch value {
+        case .null:
             sqlite3_bind_null(statement, index)
-            return
-        }
-        text.withUTF8 { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { chars in
-                if let base = chars.baseAddress, chars.count > 0 {
-                    _ = sqlite3_bind_text(statement, index, base, Int32(chars.count), smartstack_sqlite3_transient())
-                } else {
-                    _ = sqlite3_bind_text(statement, index, "", 0, smartstack_sqlite3_transient())
+        case .integer(let v):
+            sqlite3_bind_int64(statement, index, v)
+        case .real(let v):
+            sqlite3_bind_double(statement, index, v)
+        case .text(var text):
+            text.withUTF8 { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { chars in
+                    _ = smartstack_sqlite3_bind_text_copy(statement, index, chars.baseAddress, Int32(chars.count))
                 }
             }
-        }
-    }
-
-    private func bindDouble(_ statement: OpaquePointer?, _ index: Int32, _ value: Double?) {
-        if let value { sqlite3_bind_double(statement, index, value) } else { sqlite3_bind_null(statement, index) }
-    }
-
-    /// The store's widget-list blob: per widget, LEB128 id length, id bytes, then 0 for no app
-    /// or LEB128 (app length + 1) and the app bytes.
-    private static func encode(_ widgets: [WidgetConfig]) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(widgets.count * 16)
-        func varint(_ value: Int) {
-            var v = UInt64(value)
-            while v >= 0x80 {
-                bytes.append(UInt8(v & 0x7F) | 0x80)
-                v >>= 7
-            }
-            bytes.append(UInt8(v))
-        }
-        for widget in widgets {
-            varint(widget.id.utf8.count)
-            bytes.append(contentsOf: widget.id.utf8)
-            if let app = widget.app {
-                varint(app.utf8.count + 1)
-                bytes.append(contentsOf: app.utf8)
-            } else {
-                bytes.append(0)
+        case .blob(let bytes):
+            bytes.withUnsafeBytes { raw in
+                _ = smartstack_sqlite3_bind_blob_copy(statement, index, raw.baseAddress, Int32(raw.count))
             }
         }
-        return bytes
     }
 }
