@@ -64,17 +64,22 @@ func runIngestBenchmark(_ arguments: [String]) throws {
         var best = Timing.none
         for run in 0..<options.storeRepeats {
             let path = directory.appendingPathComponent("e2e-\(run).sqlite").path
+            var reading = Timing.none
             let timing = try measure {
                 // What `smartstack ingest` does: read every line, then store the file in one append.
-                var reader = try JSONLReader(path: jsonlPath)
                 var parsed: [Event] = []
-                while let event = try reader.next() { parsed.append(event) }
+                reading = try measure {
+                    var reader = try JSONLReader(path: jsonlPath)
+                    while let event = try reader.next() { parsed.append(event) }
+                }
                 let store = try EventStore(path: path)
                 let result = try store.append(parsed)
                 guard result.inserted == events.count else {
                     throw BenchmarkFailure("end to end stored \(result.inserted) events, expected \(events.count)")
                 }
             }
+            FileHandle.standardError.write(Data(("  end to end run \(run + 1): \(formatted(timing.wall, decimals: 2)) s, of which "
+                + "reading \(formatted(reading.wall, decimals: 2)) s and storing \(formatted(timing.wall - reading.wall, decimals: 2)) s\n").utf8))
             best = best.better(timing)
             removeDatabase(path)
         }
