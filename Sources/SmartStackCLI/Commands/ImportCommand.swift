@@ -38,32 +38,39 @@ public struct ImportCommand: SubcommandProtocol {
 
         OPTIONS:
           --out <file>            Write JSONL here (default: stdout).
-          --user <name>           User for sources without one (aware-screen, obd, lsapp, csv).
-          --utc-offset <offset>   Fixed local offset, e.g. -05:00 (default: UTC; studentlife:
-                                  America/New_York with daylight saving).
-          --timezone <name>       Local zone, e.g. America/New_York (US zones computed with US
-                                  daylight-saving rules, others from the system tz data).
-                                  obd: re-expresses the log's +00:00 times in that zone.
-          --stack-size <n>        Apps in each user's stack (default 6; 0 = no stack_config).
+          --user <name>           User for sources without one (aware-screen, obd,
+                                  lsapp, csv).
+          --utc-offset <offset>   Fixed local offset, e.g. -05:00 (default: UTC;
+                                  studentlife: America/New_York with daylight saving).
+          --timezone <name>       Local zone, e.g. America/New_York (US zones computed
+                                  with US daylight-saving rules, others from the system
+                                  tz data). obd: re-expresses the log's +00:00 times in
+                                  that zone.
+          --stack-size <n>        Apps in each user's stack (default 6; 0 = no
+                                  stack_config).
           --stack-days <d>        Warm-up days the stack is chosen from (default 7).
           --widgets <a,b,...>     Use these apps as every user's stack instead.
           --stack-name <name>     Name of the users' stack (default home).
-          --skip-invalid          Skip rows with bad values (counted) instead of stopping.
+          --skip-invalid          Skip rows with bad values (counted) instead of
+                                  stopping.
           --exclude-app <app>     Drop this app (repeatable, or comma-separated).
           studentlife:
-            --keep-system-apps    Keep the survey app (PACO), launchers and system UI, dropped
-                                  by default.
+            --keep-system-apps    Keep the survey app (PACO), launchers and system UI,
+                                  dropped by default.
           aware-screen:
-            --merge-seconds <s>   A screen on/unlock within s seconds of the previous screen_on,
-                                  with no screen off between, is the same look (default 30).
+            --merge-seconds <s>   A screen on/unlock within s seconds of the previous
+                                  screen_on, with no screen off between, is the same
+                                  look (default 30).
           obd:
             --policy <name>       Logging policy name (default: file name before '_').
             --item-count <n>      Catalogue 0..<n when no *_item_context.csv is given
-                                  (default: the user-item_affinity columns of the header).
+                                  (default: the user-item_affinity columns of the
+                                  header).
           csv:
             --time-column <name>  Time column (required).
-            --time-format <f>     unix (seconds, default), unix-ms, or rfc3339 (a date-time;
-                                  without offset it is local time, see --utc-offset).
+            --time-format <f>     unix (seconds, default), unix-ms, or rfc3339 (a
+                                  date-time; without offset it is local time, see
+                                  --utc-offset).
             --user-column <name>  User column (default: --user or 'default').
             --app-column <name>   App column (rows with an app become app_launch).
             --lat-column <name>, --lon-column <name>
