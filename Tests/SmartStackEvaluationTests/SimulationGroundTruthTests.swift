@@ -69,7 +69,7 @@ import SmartStack
         let missing = #expect(throws: GroundTruthError.self) { try GroundTruth.load(path: "/nonexistent/x.truth.jsonl") }
         #expect(missing?.description.contains("cannot open") == true)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("empty-\(UUID().uuidString).jsonl").path
-        FileManager.default.createFile(atPath: path, contents: Data())
+        _ = FileManager.default.createFile(atPath: path, contents: Data())
         defer { try? FileManager.default.removeItem(atPath: path) }
         let empty = #expect(throws: GroundTruthError.self) { try GroundTruth.load(path: path) }
         #expect(empty?.description.contains("no entries") == true)

@@ -22,8 +22,8 @@ func simulate(_ persona: Persona, days: Int, seed: UInt64 = 1, user: Int = 0) ->
 func generatedBytes(_ options: SimulationOptions) -> (events: [UInt8], truth: [UInt8], summary: SimulationSummary) {
     var events: [UInt8] = []
     var truth: [UInt8] = []
-    let summary = DatasetGenerator.generate(options, events: { (b: [UInt8]) throws(SimulationError) in events += b },
-                                            truth: { (b: [UInt8]) throws(SimulationError) in truth += b })
+    let summary = DatasetGenerator.generate(options, events: { (b: [UInt8]) throws(Never) in events += b },
+                                            truth: { (b: [UInt8]) throws(Never) in truth += b })
     return (events, truth, summary)
 }
 
