@@ -260,7 +260,8 @@ func mean(_ entries: [GroundTruthEntry], _ value: (GroundTruthEntry) -> Double) 
         // Abroad, translate gets real mass; at home it has none.
         let abroad = user.truth.filter { $0.time.utcOffsetSeconds == 3600 && $0.stack == "travel" }
         let home = user.truth.filter { $0.time.utcOffsetSeconds != 3600 && $0.stack == "travel" }
-        #expect(mean(abroad) { $0.probability(of: "translate") } > 5 * mean(home) { $0.probability(of: "translate") })
+        func intent(_ e: GroundTruthEntry, _ w: String) -> Double { e.intent?.first { $0.widget == w }?.probability ?? 0 }
+        #expect(mean(abroad) { intent($0, "translate") } > 5 * mean(home) { intent($0, "translate") })
         // Offset-aware local time still reads as a day: sessions happen in local daytime abroad.
         #expect(abroad.allSatisfy { $0.time.localHour >= 6 })
     }
@@ -273,15 +274,19 @@ func mean(_ entries: [GroundTruthEntry], _ value: (GroundTruthEntry) -> Double) 
     @Test func driftChangesTheRoutineForGood() {
         let user = simulate(.drift, days: 28, seed: 7)
         let configs = user.events.filter { $0.type == .stackConfig }
-        #expect(configs.count == 3)  // two stacks at the start, the second again with "language"
+        #expect(configs.count == 3)  // two stacks at the start, then the second again with "language"
         guard let change = configs.last?.time else { return }
         let mornings = user.truth.filter { $0.stack == "main" && !$0.time.isWeekend && (7..<10).contains($0.time.localHour) }
         let before = mornings.filter { $0.time < change }, after = mornings.filter { $0.time >= change }
         #expect(!before.isEmpty && !after.isEmpty)
+        func intent(_ e: GroundTruthEntry, _ w: String) -> Double { e.intent?.first { $0.widget == w }?.probability ?? 0 }
+        let commuteBefore = before.filter { $0.time.localHour == 8 }, commuteAfter = after.filter { $0.time.localHour == 8 }
+        #expect(mean(commuteBefore) { intent($0, "podcasts") } > 5 * mean(commuteAfter) { intent($0, "podcasts") })
+        let early = { (e: GroundTruthEntry) in e.time.localHour == 7 }
+        #expect(mean(after.filter(early)) { intent($0, "news") } > 2 * mean(before.filter(early)) { intent($0, "news") })
         let widgets = ["calendar", "podcasts", "news", "music", "books", "maps"]
-        let tv = widgets.map { w in abs(mean(before) { $0.probability(of: w) } - mean(after) { $0.probability(of: w) }) }
-            .reduce(0, +) / 2
-        #expect(tv > 0.15, "distributions before and after differ by only \(tv)")
+        let tv = widgets.map { w in abs(mean(before) { intent($0, w) } - mean(after) { intent($0, w) }) }.reduce(0, +) / 2
+        #expect(tv > 0.1, "distributions before and after differ by only \(tv)")
         let second = user.truth.filter { $0.stack == "second" }
         #expect(second.filter { $0.time < change }.allSatisfy { $0.distribution.count == 4 })
         #expect(second.filter { $0.time >= change }.allSatisfy { $0.distribution.count == 5 })

@@ -278,16 +278,17 @@ public struct GroundTruth: Sendable {
     /// - Complexity: O(n).
     public var users: [String] { Array(Set(index.keys.map(\.user))).sorted() }
 
-    /// Every entry of `user`, in time order then stack order.
+    /// Every entry of `user`, in time order; entries at the same instant in their input order.
     ///
     /// - Complexity: O(n log n) in the user's entries.
     public func entries(user: String) -> [GroundTruthEntry] {
         var list: [Int32] = []
         for (key, series) in index where key.user == user { list += series.indices }
-        return list.map { all[Int($0)] }.sorted {
-            $0.time.nanosecondsSinceEpoch != $1.time.nanosecondsSinceEpoch
-                ? $0.time.nanosecondsSinceEpoch < $1.time.nanosecondsSinceEpoch : $0.stack < $1.stack
+        list.sort { a, b in
+            let ta = all[Int(a)].time.nanosecondsSinceEpoch, tb = all[Int(b)].time.nanosecondsSinceEpoch
+            return ta != tb ? ta < tb : a < b
         }
+        return list.map { all[Int($0)] }
     }
 
     /// The entry of (`user`, `stack`) at exactly the instant of `time`.

@@ -84,7 +84,8 @@ struct TravelerModel: PersonaModel {
             return p
         }
         if day == departure + 1 {
-            p.add(until: h(10), .travel(from: Self.sfo, to: Self.ber, motion: .flying), tag: "flight", offset: away)
+            // Still in the air: the phone keeps the home offset until it lands.
+            p.add(until: h(10), .travel(from: Self.sfo, to: Self.ber, motion: .flying), tag: "flight", offset: home)
             p.add(until: h(11), .stay(place: Self.ber), tag: "airport", offset: away)
             p.add(until: h(11.6), .travel(from: Self.ber, to: Self.hotel, motion: .driving), tag: "taxi", offset: away)
             let food = newPlace("restaurant", near: Self.hotel, meters: 1500, rng: &rng)

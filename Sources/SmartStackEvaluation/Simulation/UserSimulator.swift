@@ -96,12 +96,10 @@ public struct UserSimulator {
 
         // Stacks: configured on day 0 and whenever the persona changes them.
         let stacks = model.stacks(day: day)
-        if day == 0 || !sameStacks(stacks, currentStacks) {
-            for s in stacks {
-                emit(0, firstOffset, .stackConfig(stack: s.id, widgets: s.widgets.map { model.catalog[$0] }))
-            }
-            currentStacks = stacks
+        for s in stacks where !currentStacks.contains(where: { $0.id == s.id && $0.widgets == s.widgets }) {
+            emit(0, firstOffset, .stackConfig(stack: s.id, widgets: s.widgets.map { model.catalog[$0] }))
         }
+        currentStacks = stacks
 
         // Background: places, locations, context, hints.
         for seg in plan.segments {
@@ -147,10 +145,6 @@ public struct UserSimulator {
                                 user: user, id: "e\(eventCounter)", payload: p.payload))
         }
         return SimulatedDay(events: events, truth: truth)
-    }
-
-    private func sameStacks(_ a: [(id: String, widgets: [Int])], _ b: [(id: String, widgets: [Int])]) -> Bool {
-        a.count == b.count && zip(a, b).allSatisfy { $0.id == $1.id && $0.widgets == $1.widgets }
     }
 
     private func segment(at second: Int, in plan: DayPlan) -> Segment {
