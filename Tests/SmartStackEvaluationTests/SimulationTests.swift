@@ -285,8 +285,13 @@ func mean(_ entries: [GroundTruthEntry], _ value: (GroundTruthEntry) -> Double) 
         let early = { (e: GroundTruthEntry) in e.time.localHour == 7 }
         #expect(mean(after.filter(early)) { intent($0, "news") } > 2 * mean(before.filter(early)) { intent($0, "news") })
         let widgets = ["calendar", "podcasts", "news", "music", "books", "maps"]
-        let tv = widgets.map { w in abs(mean(before) { intent($0, w) } - mean(after) { intent($0, w) }) }.reduce(0, +) / 2
-        #expect(tv > 0.1, "distributions before and after differ by only \(tv)")
+        func tv(_ a: [GroundTruthEntry], _ b: [GroundTruthEntry]) -> Double {
+            widgets.map { w in abs(mean(a) { intent($0, w) } - mean(b) { intent($0, w) }) }.reduce(0, +) / 2
+        }
+        // The change is much larger than the week-to-week variation before it.
+        let half = before.count / 2
+        let change = tv(before, after), within = tv(Array(before[..<half]), Array(before[half...]))
+        #expect(change > 3 * within, "before/after \(change) vs within before \(within)")
         let second = user.truth.filter { $0.stack == "second" }
         #expect(second.filter { $0.time < change }.allSatisfy { $0.distribution.count == 4 })
         #expect(second.filter { $0.time >= change }.allSatisfy { $0.distribution.count == 5 })

@@ -88,9 +88,14 @@ public struct UserSimulator {
         var pending: [Pending] = []
         pending.reserveCapacity(512)
         var truth: [GroundTruthEntry] = []
+        // Every event carries the offset of the segment it falls in (the phone's clock then),
+        // so offsets change exactly once at each border, whatever the caller thought.
+        let segments = plan.segments
         func emit(_ second: Double, _ offset: Int32, _ payload: EventPayload) {
-            let n = dayStart + Int64((second * 1000).rounded()) * 1_000_000
-            pending.append(Pending(nanos: min(n, dayEnd - 1_000_000), seq: pending.count, offset: offset, payload: payload))
+            let n = min(dayStart + Int64((second * 1000).rounded()) * 1_000_000, dayEnd - 1_000_000)
+            let within = Int((n - dayStart) / 1_000_000_000)
+            let actual = segments.last { $0.start <= within }?.offset ?? offset
+            pending.append(Pending(nanos: n, seq: pending.count, offset: actual, payload: payload))
         }
         let firstOffset = plan.segments.first?.offset ?? model.startOffset(day: day)
 
