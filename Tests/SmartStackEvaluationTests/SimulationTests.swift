@@ -290,8 +290,8 @@ func mean(_ entries: [GroundTruthEntry], _ value: (GroundTruthEntry) -> Double) 
         }
         // The change is much larger than the week-to-week variation before it.
         let half = before.count / 2
-        let change = tv(before, after), within = tv(Array(before[..<half]), Array(before[half...]))
-        #expect(change > 3 * within, "before/after \(change) vs within before \(within)")
+        let shift = tv(before, after), within = tv(Array(before[..<half]), Array(before[half...]))
+        #expect(shift > 3 * within, "before/after \(shift) vs within before \(within)")
         let second = user.truth.filter { $0.stack == "second" }
         #expect(second.filter { $0.time < change }.allSatisfy { $0.distribution.count == 4 })
         #expect(second.filter { $0.time >= change }.allSatisfy { $0.distribution.count == 5 })
