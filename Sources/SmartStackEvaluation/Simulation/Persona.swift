@@ -21,11 +21,11 @@ public enum Persona: String, Sendable, Hashable, CaseIterable {
     /// One line describing who the persona simulates.
     public var summary: String {
         switch self {
-        case .commuter: "office worker: calendar before work, maps on the commute, weather at midday, notes in the evening"
-        case .student: "student: weekly class timetable, library, dining hall, gym"
-        case .shiftworker: "shift worker: 10-day rotation of early, late and night shifts that ignores the week"
-        case .traveler: "traveler: a trip abroad partway through with new places and a UTC offset change"
-        case .drift: "drift: a routine that changes for good partway through (new job, new habits, a new widget)"
+        case .commuter: "office worker with a commute: calendar before work, maps on the commute, weather at midday, notes in the evening"
+        case .student: "university student: weekly class timetable, library, dining hall, gym"
+        case .shiftworker: "hospital worker on a 10-day rotation of early, late and night shifts that ignores the week"
+        case .traveler: "office worker who flies abroad partway through: new places, a UTC offset change, then home"
+        case .drift: "a routine that changes for good partway through (new job, new habits, a new widget)"
         }
     }
 

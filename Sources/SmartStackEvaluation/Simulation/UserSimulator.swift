@@ -92,7 +92,7 @@ public struct UserSimulator {
         // so offsets change exactly once at each border, whatever the caller thought.
         let segments = plan.segments
         func emit(_ second: Double, _ offset: Int32, _ payload: EventPayload) {
-            let n = min(dayStart + Int64((second * 1000).rounded()) * 1_000_000, dayEnd - 1_000_000)
+            let n = min(dayStart + Int64(second.rounded()) * 1_000_000_000, dayEnd - 1_000_000_000)
             let within = Int((n - dayStart) / 1_000_000_000)
             let actual = segments.last { $0.start <= within }?.offset ?? offset
             pending.append(Pending(nanos: n, seq: pending.count, offset: actual, payload: payload))
@@ -275,8 +275,10 @@ public struct UserSimulator {
             for k in 1..<n where counts[hour * catalog.count + s.widgets[k]] > counts[hour * catalog.count + s.widgets[best]] {
                 best = k
             }
-            var pi = [Double](repeating: Self.epsilon / Double(n), count: n)
-            pi[best] += 1 - Self.epsilon
+            // Rounded to 12 decimals so the log shows 0.775, not 0.7749999999999999.
+            let explore = (Self.epsilon / Double(n) * 1e12).rounded() / 1e12
+            var pi = [Double](repeating: explore, count: n)
+            pi[best] = ((1 - Self.epsilon + explore) * 1e12).rounded() / 1e12
             let k = rng.pick(weights: pi)
             shown.append(k)
             propensities.append(pi)
