@@ -4,32 +4,96 @@ import SmartStack
 enum GroundTruthFormat {
     /// Appends a JSON string literal.
     static func appendString(_ s: String, to buffer: inout [UInt8]) {
-        buffer.append(UInt8(ascii: "\""))
-        for b in s.utf8 {
-            switch b {
-            case UInt8(ascii: "\""): buffer.append(contentsOf: [92, 34])
-            case UInt8(ascii: "\\"): buffer.append(contentsOf: [92, 92])
-            case 0x0A: buffer.append(contentsOf: [92, UInt8(ascii: "n")])
-            case 0x0D: buffer.append(contentsOf: [92, UInt8(ascii: "r")])
-            case 0x09: buffer.append(contentsOf: [92, UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                buffer.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(b >> 4)], hex[Int(b & 15)]])
-            default: buffer.append(b)
+        var s = s
+        s.withUTF8 { bytes in
+            buffer.append(UInt8(ascii: "\""))
+            if !bytes.contains(where: { $0 < 0x20 || $0 == 34 || $0 == 92 }) {
+                buffer.append(contentsOf: bytes)
+            } else {
+                for b in bytes { appendEscaped(b, to: &buffer) }
             }
+            buffer.append(UInt8(ascii: "\""))
         }
-        buffer.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendEscaped(_ b: UInt8, to buffer: inout [UInt8]) {
+        switch b {
+        case UInt8(ascii: "\""): buffer.append(contentsOf: [92, 34])
+        case UInt8(ascii: "\\"): buffer.append(contentsOf: [92, 92])
+        case 0x0A: buffer.append(contentsOf: [92, UInt8(ascii: "n")])
+        case 0x0D: buffer.append(contentsOf: [92, UInt8(ascii: "r")])
+        case 0x09: buffer.append(contentsOf: [92, UInt8(ascii: "t")])
+        case 0..<0x20:
+            let hex: StaticString = "0123456789abcdef"
+            hex.withUTF8Buffer { h in
+                buffer.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, h[Int(b >> 4)], h[Int(b & 15)]])
+            }
+        default: buffer.append(b)
+        }
     }
 
     /// Appends a probability rounded to 4 decimals, shortest form (`0`, `1`, `0.25`, `0.0012`).
     static func appendProbability(_ p: Double, to buffer: inout [UInt8]) {
-        let v = Int((min(max(p, 0), 1) * 10_000).rounded())
+        var v = Int((min(max(p, 0), 1) * 10_000).rounded())
         if v == 0 { buffer.append(48); return }
         if v == 10_000 { buffer.append(49); return }
-        var digits = [UInt8(48 + v / 1000), UInt8(48 + v / 100 % 10), UInt8(48 + v / 10 % 10), UInt8(48 + v % 10)]
-        while digits.last == 48 { digits.removeLast() }
-        buffer.append(contentsOf: [48, UInt8(ascii: ".")])
-        buffer.append(contentsOf: digits)
+        buffer.append(48)
+        buffer.append(UInt8(ascii: "."))
+        var divisor = 1000
+        while v > 0 {
+            buffer.append(UInt8(48 + v / divisor))
+            v %= divisor
+            divisor /= 10
+        }
+    }
+
+    /// Appends `time` as RFC 3339, byte for byte what `EventTime.rfc3339` gives, without
+    /// building intermediate strings.
+    static func appendTime(_ time: EventTime, to buffer: inout [UInt8]) {
+        let local = time.nanosecondsSinceEpoch + Int64(time.utcOffsetSeconds) * 1_000_000_000
+        var days = local / 86_400_000_000_000
+        var nanosOfDay = local % 86_400_000_000_000
+        if nanosOfDay < 0 { nanosOfDay += 86_400_000_000_000; days -= 1 }
+        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        func two(_ v: Int64) { buffer.append(UInt8(48 + v / 10)); buffer.append(UInt8(48 + v % 10)) }
+        two(y / 100); two(y % 100)
+        buffer.append(UInt8(ascii: "-")); two(m)
+        buffer.append(UInt8(ascii: "-")); two(d)
+        let secs = nanosOfDay / 1_000_000_000
+        buffer.append(UInt8(ascii: "T")); two(secs / 3600)
+        buffer.append(UInt8(ascii: ":")); two(secs / 60 % 60)
+        buffer.append(UInt8(ascii: ":")); two(secs % 60)
+        var fraction = nanosOfDay % 1_000_000_000
+        if fraction != 0 {
+            var digits = 9
+            while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
+            buffer.append(UInt8(ascii: "."))
+            var divisor: Int64 = 1
+            for _ in 1..<digits { divisor *= 10 }
+            while divisor > 0 {
+                buffer.append(UInt8(48 + fraction / divisor))
+                fraction %= divisor
+                divisor /= 10
+            }
+        }
+        let offset = Int64(time.utcOffsetSeconds)
+        if offset == 0 {
+            buffer.append(UInt8(ascii: "Z"))
+        } else {
+            buffer.append(offset < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+            two(abs(offset) / 3600)
+            buffer.append(UInt8(ascii: ":"))
+            two(abs(offset) / 60 % 60)
+        }
     }
 
     /// Parses one line (without its newline).

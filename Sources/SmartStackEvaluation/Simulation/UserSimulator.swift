@@ -40,7 +40,9 @@ public struct UserSimulator {
     private var previousWidget = -1
     private var lastSessionNanos = Int64.min
     private var activeHints: [(widget: Int, from: Int64, until: Int64, score: Double)] = []
-    private var loggerCounts: [String: [Double]] = [:]
+    /// The logging policy's engagement counts per stack, by (local hour, catalog widget).
+    private var loggerCounts: [[Double]] = []
+    private var loggerStack: [String: Int] = [:]
     private var currentStacks: [(id: String, widgets: [Int])] = []
     private var lastKind: SegmentKind?
     private var lastPlace = -1
@@ -147,9 +149,16 @@ public struct UserSimulator {
         for p in pending {
             eventCounter += 1
             events.append(Event(time: EventTime(nanosecondsSinceEpoch: p.nanos, utcOffsetSeconds: p.offset),
-                                user: user, id: "e\(eventCounter)", payload: p.payload))
+                                user: user, id: "e" + String(eventCounter), payload: p.payload))
         }
         return SimulatedDay(events: events, truth: truth)
+    }
+
+    private mutating func loggerSlot(_ stack: String) -> Int {
+        if let slot = loggerStack[stack] { return slot }
+        loggerCounts.append([Double](repeating: 0, count: 24 * model.catalog.count))
+        loggerStack[stack] = loggerCounts.count - 1
+        return loggerCounts.count - 1
     }
 
     private func segment(at second: Int, in plan: DayPlan) -> Segment {
@@ -270,9 +279,10 @@ public struct UserSimulator {
         emit(Double(second), seg.offset, .screenOn)
         for s in currentStacks {
             let n = s.widgets.count
-            let counts = loggerCounts[s.id] ?? [Double](repeating: 0, count: 24 * catalog.count)
+            let slot = loggerSlot(s.id)
+            let row = hour * catalog.count
             var best = 0
-            for k in 1..<n where counts[hour * catalog.count + s.widgets[k]] > counts[hour * catalog.count + s.widgets[best]] {
+            for k in 1..<n where loggerCounts[slot][row + s.widgets[k]] > loggerCounts[slot][row + s.widgets[best]] {
                 best = k
             }
             // Rounded to 12 decimals so the log shows 0.775, not 0.7749999999999999.
@@ -319,9 +329,7 @@ public struct UserSimulator {
             }
             emit(cursor, seg.offset, .appLaunch(app: widget.app ?? widget.id))
             previousWidget = engagedWidget
-            var counts = loggerCounts[s.id] ?? [Double](repeating: 0, count: 24 * catalog.count)
-            counts[hour * catalog.count + engagedWidget] += 1
-            loggerCounts[s.id] = counts
+            loggerCounts[loggerSlot(s.id)][hour * catalog.count + engagedWidget] += 1
         }
         if !model.otherApps.isEmpty && rng.chance(0.35) {
             cursor += rng.uniform(20...300)
