@@ -19,10 +19,10 @@ func simulate(_ persona: Persona, days: Int, seed: UInt64 = 1, user: Int = 0) ->
     return out
 }
 
-func generatedBytes(_ options: SimulationOptions) -> (events: [UInt8], truth: [UInt8], summary: SimulationSummary) {
+func generatedBytes(_ options: SimulationOptions, threads: Int = 0) -> (events: [UInt8], truth: [UInt8], summary: SimulationSummary) {
     var events: [UInt8] = []
     var truth: [UInt8] = []
-    let summary = DatasetGenerator.generate(options, events: { (b: [UInt8]) throws(Never) in events += b },
+    let summary = DatasetGenerator.generate(options, threads: threads, events: { (b: [UInt8]) throws(Never) in events += b },
                                             truth: { (b: [UInt8]) throws(Never) in truth += b })
     return (events, truth, summary)
 }
@@ -48,6 +48,14 @@ func mean(_ entries: [GroundTruthEntry], _ value: (GroundTruthEntry) -> Double) 
         let b = generatedBytes(try SimulationOptions(persona: persona, days: 3, users: 1, seed: 2))
         #expect(a.events != b.events)
         #expect(a.truth != b.truth)
+    }
+
+    @Test func outputIsTheSameForAnyNumberOfThreads() throws {
+        let options = try SimulationOptions(persona: .traveler, days: 6, users: 5, seed: 12)
+        let one = generatedBytes(options, threads: 1), three = generatedBytes(options, threads: 3)
+        #expect(one.events == three.events)
+        #expect(one.truth == three.truth)
+        #expect(one.summary == three.summary)  // one thread streams day by day, three hold users in memory
     }
 
     @Test func aUsersDataDoesNotDependOnHowManyUsersAreGenerated() throws {
