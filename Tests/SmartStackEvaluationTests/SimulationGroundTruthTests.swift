@@ -41,7 +41,26 @@ import SmartStack
         }
         #expect(error?.description.contains("nearest before: 2026-01-05T08:00:00-05:00, after: 2026-01-05T09:00:00-05:00") == true)
         #expect(throws: GroundTruthError.self) { try truth.entry(user: "u2", stack: "top", at: e.time) }
+        let none = #expect(throws: GroundTruthError.self) { try GroundTruth.load(path: path, users: ["u9"]) }
+        #expect(none?.description.contains("no entries for users u9") == true)
         #expect(throws: GroundTruthError.self) { try truth.entry(user: "u1", stack: "bottom", at: e.time) }
+    }
+
+    @Test func loadingCanKeepSomeUsersAndDropIntent() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("gt-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("d.truth.jsonl").path
+        var bytes: [UInt8] = []
+        for u in 0..<2 { for e in simulate(.drift, days: 2, seed: 4, user: u).truth { e.append(to: &bytes) } }
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        let all = try GroundTruth.load(path: path)
+        let one = try GroundTruth.load(path: path, users: ["drift-1"], includingIntent: false)
+        #expect(all.users == ["drift-0", "drift-1"] && one.users == ["drift-1"])
+        let kept = one.entries(user: "drift-1"), full = all.entries(user: "drift-1")
+        #expect(kept.count == full.count && kept.allSatisfy { $0.intent == nil })
+        #expect(kept.map(\.distribution) == full.map(\.distribution))
+        #expect(full.allSatisfy { $0.intent != nil })
     }
 
     @Test(arguments: [

