@@ -7,7 +7,7 @@ import SmartStack
     func time(_ s: String) -> EventTime { try! EventTime(rfc3339: s) }
 
     @Test func linesRoundTripThroughTheFileFormat() throws {
-        let user = simulate(.commuter, days: 3, seed: 1)
+        let user = SimulationFixtures.simulate(.commuter, days: 3, seed: 1)
         var bytes: [UInt8] = []
         for e in user.truth { e.append(to: &bytes) }
         let truth = try GroundTruth.parse(String(decoding: bytes, as: UTF8.self), name: "t.jsonl")
@@ -52,7 +52,7 @@ import SmartStack
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("d.truth.jsonl").path
         var bytes: [UInt8] = []
-        for u in 0..<2 { for e in simulate(.drift, days: 2, seed: 4, user: u).truth { e.append(to: &bytes) } }
+        for u in 0..<2 { for e in SimulationFixtures.simulate(.drift, days: 2, seed: 4, user: u).truth { e.append(to: &bytes) } }
         _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
         let all = try GroundTruth.load(path: path)
         let one = try GroundTruth.load(path: path, users: ["drift-1"], includingIntent: false)
@@ -96,7 +96,7 @@ import SmartStack
     }
 
     @Test func oracleScoresByTrueProbabilityAndCountsMisses() throws {
-        let user = simulate(.student, days: 2, seed: 3)
+        let user = SimulationFixtures.simulate(.student, days: 2, seed: 3)
         let truth = try GroundTruth(entries: user.truth)
         let oracle = OracleScorer(truth: truth, user: "student-0")
         let line = user.truth[10]

@@ -2,41 +2,44 @@ import Testing
 import SmartStack
 @testable import SmartStackEvaluation
 
-/// Everything one simulated user produced, in memory.
-struct SimulatedUser {
-    var events: [Event]
-    var truth: [GroundTruthEntry]
-}
-
-func simulate(_ persona: Persona, days: Int, seed: UInt64 = 1, user: Int = 0) -> SimulatedUser {
-    var sim = UserSimulator(persona: persona, userIndex: user, userName: "\(persona.rawValue)-\(user)",
-                            seed: seed, startDay: SimulationOptions.defaultStartDay, days: days)
-    var out = SimulatedUser(events: [], truth: [])
-    while let day = sim.nextDay() {
-        out.events += day.events
-        out.truth += day.truth
+/// Helpers shared by the simulation tests.
+enum SimulationFixtures {
+    /// Everything one simulated user produced, in memory.
+    struct Run {
+        var events: [Event]
+        var truth: [GroundTruthEntry]
     }
-    return out
-}
 
-func generatedBytes(_ options: SimulationOptions, threads: Int = 0) -> (events: [UInt8], truth: [UInt8], summary: SimulationSummary) {
-    var events: [UInt8] = []
-    var truth: [UInt8] = []
-    let summary = DatasetGenerator.generate(options, threads: threads, events: { (b: [UInt8]) throws(Never) in events += b },
-                                            truth: { (b: [UInt8]) throws(Never) in truth += b })
-    return (events, truth, summary)
-}
+    static func simulate(_ persona: Persona, days: Int, seed: UInt64 = 1, user: Int = 0) -> Run {
+        var sim = UserSimulator(persona: persona, userIndex: user, userName: "\(persona.rawValue)-\(user)",
+                                seed: seed, startDay: SimulationOptions.defaultStartDay, days: days)
+        var out = Run(events: [], truth: [])
+        while let day = sim.nextDay() {
+            out.events += day.events
+            out.truth += day.truth
+        }
+        return out
+    }
 
-/// Mean of `value` over entries, or 0 for none.
-func mean(_ entries: [GroundTruthEntry], _ value: (GroundTruthEntry) -> Double) -> Double {
-    entries.isEmpty ? 0 : entries.map(value).reduce(0, +) / Double(entries.count)
+    static func generatedBytes(_ options: SimulationOptions, threads: Int = 0) -> (events: [UInt8], truth: [UInt8], summary: SimulationSummary) {
+        var events: [UInt8] = []
+        var truth: [UInt8] = []
+        let summary = DatasetGenerator.generate(options, threads: threads, events: { (b: [UInt8]) throws(Never) in events += b },
+                                                truth: { (b: [UInt8]) throws(Never) in truth += b })
+        return (events, truth, summary)
+    }
+
+    /// Mean of `value` over entries, or 0 for none.
+    static func mean(_ entries: [GroundTruthEntry], _ value: (GroundTruthEntry) -> Double) -> Double {
+        entries.isEmpty ? 0 : entries.map(value).reduce(0, +) / Double(entries.count)
+    }
 }
 
 @Suite struct SimulationDeterminismTests {
     @Test(arguments: Persona.allCases)
     func sameSeedGivesIdenticalBytes(persona: Persona) throws {
         let options = try SimulationOptions(persona: persona, days: 9, users: 2, seed: 42)
-        let a = generatedBytes(options), b = generatedBytes(options)
+        let a = SimulationFixtures.generatedBytes(options), b = SimulationFixtures.generatedBytes(options)
         #expect(a.events == b.events)
         #expect(a.truth == b.truth)
         #expect(a.summary.events > 1000)
@@ -44,29 +47,29 @@ func mean(_ entries: [GroundTruthEntry], _ value: (GroundTruthEntry) -> Double) 
 
     @Test(arguments: Persona.allCases)
     func differentSeedsDiffer(persona: Persona) throws {
-        let a = generatedBytes(try SimulationOptions(persona: persona, days: 3, users: 1, seed: 1))
-        let b = generatedBytes(try SimulationOptions(persona: persona, days: 3, users: 1, seed: 2))
+        let a = SimulationFixtures.generatedBytes(try SimulationOptions(persona: persona, days: 3, users: 1, seed: 1))
+        let b = SimulationFixtures.generatedBytes(try SimulationOptions(persona: persona, days: 3, users: 1, seed: 2))
         #expect(a.events != b.events)
         #expect(a.truth != b.truth)
     }
 
     @Test func outputIsTheSameForAnyNumberOfThreads() throws {
         let options = try SimulationOptions(persona: .traveler, days: 6, users: 5, seed: 12)
-        let one = generatedBytes(options, threads: 1), three = generatedBytes(options, threads: 3)
+        let one = SimulationFixtures.generatedBytes(options, threads: 1), three = SimulationFixtures.generatedBytes(options, threads: 3)
         #expect(one.events == three.events)
         #expect(one.truth == three.truth)
         #expect(one.summary == three.summary)  // one thread streams day by day, three hold users in memory
     }
 
     @Test func aUsersDataDoesNotDependOnHowManyUsersAreGenerated() throws {
-        let one = generatedBytes(try SimulationOptions(persona: .student, days: 4, users: 1, seed: 5))
-        let three = generatedBytes(try SimulationOptions(persona: .student, days: 4, users: 3, seed: 5))
+        let one = SimulationFixtures.generatedBytes(try SimulationOptions(persona: .student, days: 4, users: 1, seed: 5))
+        let three = SimulationFixtures.generatedBytes(try SimulationOptions(persona: .student, days: 4, users: 3, seed: 5))
         #expect(three.events.starts(with: one.events))
         #expect(three.truth.starts(with: one.truth))
     }
 
     @Test func usersOfOnePersonaDiffer() {
-        let a = simulate(.commuter, days: 3, user: 0), b = simulate(.commuter, days: 3, user: 1)
+        let a = SimulationFixtures.simulate(.commuter, days: 3, user: 0), b = SimulationFixtures.simulate(.commuter, days: 3, user: 1)
         #expect(a.events.map(\.payload) != b.events.map(\.payload))
     }
 }
@@ -75,7 +78,7 @@ func mean(_ entries: [GroundTruthEntry], _ value: (GroundTruthEntry) -> Double) 
     @Test(arguments: Persona.allCases)
     func everyLineIsValidJSONLThatReadsBackAsTheSameEvents(persona: Persona) throws {
         let options = try SimulationOptions(persona: persona, days: 8, users: 2, seed: 3)
-        let (bytes, _, summary) = generatedBytes(options)
+        let (bytes, _, summary) = SimulationFixtures.generatedBytes(options)
         var reader = JSONLReader(bytes: bytes, name: "generated")
         var read: [Event] = []
         while let e = try reader.next() { read.append(e) }
@@ -92,7 +95,7 @@ func mean(_ entries: [GroundTruthEntry], _ value: (GroundTruthEntry) -> Double) 
 
     @Test(arguments: Persona.allCases)
     func eventsAreInTimeOrderWithUniqueIdsAndStacksFirst(persona: Persona) {
-        let user = simulate(persona, days: 21, seed: 9)
+        let user = SimulationFixtures.simulate(persona, days: 21, seed: 9)
         #expect(user.events.first?.type == .stackConfig)
         var ids = Set<String>()
         for (a, b) in zip(user.events, user.events.dropFirst()) {
@@ -111,7 +114,7 @@ func mean(_ entries: [GroundTruthEntry], _ value: (GroundTruthEntry) -> Double) 
 
     @Test(arguments: Persona.allCases)
     func truthHasOneLinePerScreenOnAndStackAndAgreesWithTheEvents(persona: Persona) {
-        let user = simulate(persona, days: 14, seed: 11)
+        let user = SimulationFixtures.simulate(persona, days: 14, seed: 11)
         var stacks: [String: [WidgetConfig]] = [:]
         var truthIndex = 0
         var screens = 0
@@ -155,7 +158,7 @@ func mean(_ entries: [GroundTruthEntry], _ value: (GroundTruthEntry) -> Double) 
     @Test func engagementIsMoreLikelyForTheWidgetShown() {
         var shownEngaged = 0, shownTotal = 0, otherEngaged = 0, otherTotal = 0
         for u in 0..<3 {
-            for line in simulate(.commuter, days: 28, seed: 4, user: u).truth {
+            for line in SimulationFixtures.simulate(.commuter, days: 28, seed: 4, user: u).truth {
                 for p in line.intent ?? [] where p.probability > 0.15 {
                     if p.widget == line.shown { shownTotal += 1; shownEngaged += line.engaged == p.widget ? 1 : 0 }
                     else { otherTotal += 1; otherEngaged += line.engaged == p.widget ? 1 : 0 }
@@ -170,7 +173,7 @@ func mean(_ entries: [GroundTruthEntry], _ value: (GroundTruthEntry) -> Double) 
         // Calibration: summed probability of the engaged widgets ≈ observed engagements.
         var expected = 0.0, observed = 0.0
         for u in 0..<2 {
-            for line in simulate(.student, days: 28, seed: 8, user: u).truth {
+            for line in SimulationFixtures.simulate(.student, days: 28, seed: 8, user: u).truth {
                 expected += line.distribution.map(\.probability).reduce(0, +)
                 observed += line.engaged == nil ? 0 : 1
             }
@@ -183,24 +186,24 @@ func mean(_ entries: [GroundTruthEntry], _ value: (GroundTruthEntry) -> Double) 
     @Test func commuterLooksAtTheCalendarBeforeWorkOnWeekdays() {
         var weekday: [GroundTruthEntry] = [], weekend: [GroundTruthEntry] = []
         for u in 0..<3 {
-            for line in simulate(.commuter, days: 14, seed: 2, user: u).truth
+            for line in SimulationFixtures.simulate(.commuter, days: 14, seed: 2, user: u).truth
             where line.stack == "top" && line.time.localHour >= 6 && line.time.localHour < 9 {
                 if line.time.isWeekend { weekend.append(line) } else { weekday.append(line) }
             }
         }
-        let a = mean(weekday) { $0.probability(of: "calendar") }, b = mean(weekend) { $0.probability(of: "calendar") }
+        let a = SimulationFixtures.mean(weekday) { $0.probability(of: "calendar") }, b = SimulationFixtures.mean(weekend) { $0.probability(of: "calendar") }
         #expect(!weekday.isEmpty && !weekend.isEmpty)
         #expect(a > 2 * b, "weekday \(a), weekend \(b)")
         // Maps peak on the commute, notes in the evening.
-        let all = simulate(.commuter, days: 7, seed: 2).truth.filter { $0.stack == "top" }
+        let all = SimulationFixtures.simulate(.commuter, days: 7, seed: 2).truth.filter { $0.stack == "top" }
         let evening = all.filter { $0.time.localHour >= 20 && $0.time.localHour < 23 }
         let midday = all.filter { $0.time.localHour >= 11 && $0.time.localHour < 13 }
-        #expect(mean(evening) { $0.probability(of: "notes") } > mean(midday) { $0.probability(of: "notes") })
-        #expect(mean(midday) { $0.probability(of: "weather") } > mean(evening) { $0.probability(of: "weather") })
+        #expect(SimulationFixtures.mean(evening) { $0.probability(of: "notes") } > SimulationFixtures.mean(midday) { $0.probability(of: "notes") })
+        #expect(SimulationFixtures.mean(midday) { $0.probability(of: "weather") } > SimulationFixtures.mean(evening) { $0.probability(of: "weather") })
     }
 
     @Test func studentTimetableFollowsTheWeek() {
-        let truth = simulate(.student, days: 21, seed: 6).truth.filter { $0.stack == "main" }
+        let truth = SimulationFixtures.simulate(.student, days: 21, seed: 6).truth.filter { $0.stack == "main" }
         // Same weekday and hour in different weeks: the timetable repeats.
         func profile(week: Int) -> [Int: Double] {
             var sum: [Int: Double] = [:], count: [Int: Double] = [:]
@@ -222,7 +225,7 @@ func mean(_ entries: [GroundTruthEntry], _ value: (GroundTruthEntry) -> Double) 
     func weekToWeekDistance(_ persona: Persona) -> Double {
         var total = 0.0, n = 0.0
         for u in 0..<3 {
-            let truth = simulate(persona, days: 28, seed: 3, user: u).truth.filter { $0.stack == "main" || $0.stack == "top" }
+            let truth = SimulationFixtures.simulate(persona, days: 28, seed: 3, user: u).truth.filter { $0.stack == "main" || $0.stack == "top" }
             var byBin: [Int: [String: Double]] = [:], counts: [Int: Double] = [:]
             for e in truth {
                 let week = (e.time.localDayNumber - SimulationOptions.defaultStartDay) / 7
@@ -245,7 +248,7 @@ func mean(_ entries: [GroundTruthEntry], _ value: (GroundTruthEntry) -> Double) 
         let shift = weekToWeekDistance(.shiftworker), commuter = weekToWeekDistance(.commuter)
         #expect(shift > 1.5 * commuter, "shiftworker \(shift) vs commuter \(commuter)")
         // The hospital at 10:00 on day d and d+7: often not the same.
-        let events = simulate(.shiftworker, days: 28, seed: 3).events
+        let events = SimulationFixtures.simulate(.shiftworker, days: 28, seed: 3).events
         var atWork: [Int: Bool] = [:]
         var current = ""
         for e in events {
@@ -258,7 +261,7 @@ func mean(_ entries: [GroundTruthEntry], _ value: (GroundTruthEntry) -> Double) 
     }
 
     @Test func travelerChangesUTCOffsetAndVisitsNewPlaces() {
-        let user = simulate(.traveler, days: 21, seed: 5)
+        let user = SimulationFixtures.simulate(.traveler, days: 21, seed: 5)
         var offsets: [Int32] = []
         for e in user.events where offsets.last != e.time.utcOffsetSeconds { offsets.append(e.time.utcOffsetSeconds) }
         #expect(offsets == [-28_800, 3600, -28_800])
@@ -269,18 +272,18 @@ func mean(_ entries: [GroundTruthEntry], _ value: (GroundTruthEntry) -> Double) 
         let abroad = user.truth.filter { $0.time.utcOffsetSeconds == 3600 && $0.stack == "travel" }
         let home = user.truth.filter { $0.time.utcOffsetSeconds != 3600 && $0.stack == "travel" }
         func intent(_ e: GroundTruthEntry, _ w: String) -> Double { e.intent?.first { $0.widget == w }?.probability ?? 0 }
-        #expect(mean(abroad) { intent($0, "translate") } > 5 * mean(home) { intent($0, "translate") })
+        #expect(SimulationFixtures.mean(abroad) { intent($0, "translate") } > 5 * SimulationFixtures.mean(home) { intent($0, "translate") })
         // Offset-aware local time still reads as a day: sessions happen in local daytime abroad.
         #expect(abroad.allSatisfy { $0.time.localHour >= 6 })
     }
 
     @Test func travelerWithTooFewDaysStaysHome() {
-        let user = simulate(.traveler, days: 4, seed: 5)
+        let user = SimulationFixtures.simulate(.traveler, days: 4, seed: 5)
         #expect(Set(user.events.map(\.time.utcOffsetSeconds)) == [-28_800])
     }
 
     @Test func driftChangesTheRoutineForGood() {
-        let user = simulate(.drift, days: 28, seed: 7)
+        let user = SimulationFixtures.simulate(.drift, days: 28, seed: 7)
         let configs = user.events.filter { $0.type == .stackConfig }
         #expect(configs.count == 3)  // two stacks at the start, then the second again with "language"
         guard let change = configs.last?.time else { return }
@@ -289,12 +292,12 @@ func mean(_ entries: [GroundTruthEntry], _ value: (GroundTruthEntry) -> Double) 
         #expect(!before.isEmpty && !after.isEmpty)
         func intent(_ e: GroundTruthEntry, _ w: String) -> Double { e.intent?.first { $0.widget == w }?.probability ?? 0 }
         let commuteBefore = before.filter { $0.time.localHour == 8 }, commuteAfter = after.filter { $0.time.localHour == 8 }
-        #expect(mean(commuteBefore) { intent($0, "podcasts") } > 5 * mean(commuteAfter) { intent($0, "podcasts") })
+        #expect(SimulationFixtures.mean(commuteBefore) { intent($0, "podcasts") } > 5 * SimulationFixtures.mean(commuteAfter) { intent($0, "podcasts") })
         let early = { (e: GroundTruthEntry) in e.time.localHour == 7 }
-        #expect(mean(after.filter(early)) { intent($0, "news") } > 2 * mean(before.filter(early)) { intent($0, "news") })
+        #expect(SimulationFixtures.mean(after.filter(early)) { intent($0, "news") } > 2 * SimulationFixtures.mean(before.filter(early)) { intent($0, "news") })
         let widgets = ["calendar", "podcasts", "news", "music", "books", "maps"]
         func tv(_ a: [GroundTruthEntry], _ b: [GroundTruthEntry]) -> Double {
-            widgets.map { w in abs(mean(a) { intent($0, w) } - mean(b) { intent($0, w) }) }.reduce(0, +) / 2
+            widgets.map { w in abs(SimulationFixtures.mean(a) { intent($0, w) } - SimulationFixtures.mean(b) { intent($0, w) }) }.reduce(0, +) / 2
         }
         // The change is much larger than the week-to-week variation before it.
         let half = before.count / 2
