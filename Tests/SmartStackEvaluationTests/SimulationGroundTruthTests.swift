@@ -120,7 +120,7 @@ import SmartStack
         for i in 0..<2000 {
             let nanos = Int64(rng.nextInt(below: 8_000_000_000)) * 1_000_000_000 - 3_000_000_000 * 1_000_000_000
                 + (i % 3 == 0 ? Int64(rng.nextInt(below: 1_000_000_000)) : 0)
-            let offset = Int32(rng.nextInt(below: 57) - 28) * 1800
+            let offset = Int32(rng.nextInt(below: 1681) - 840) * 60
             let time = EventTime(nanosecondsSinceEpoch: nanos, utcOffsetSeconds: offset)
             var bytes: [UInt8] = []
             GroundTruthFormat.appendTime(time, to: &bytes)

@@ -50,7 +50,10 @@ enum GroundTruthFormat {
     /// Appends `time` as RFC 3339, byte for byte what `EventTime.rfc3339` gives, without
     /// building intermediate strings.
     static func appendTime(_ time: EventTime, to buffer: inout [UInt8]) {
-        let local = time.nanosecondsSinceEpoch + Int64(time.utcOffsetSeconds) * 1_000_000_000
+        // RFC 3339 offsets are whole minutes: like EventTime.rfc3339, an offset with seconds is
+        // truncated to the minute and the local time written in that offset.
+        let offset = Int64(time.utcOffsetSeconds) / 60 * 60
+        let local = time.nanosecondsSinceEpoch + offset * 1_000_000_000
         var days = local / 86_400_000_000_000
         var nanosOfDay = local % 86_400_000_000_000
         if nanosOfDay < 0 { nanosOfDay += 86_400_000_000_000; days -= 1 }
@@ -85,7 +88,6 @@ enum GroundTruthFormat {
                 divisor /= 10
             }
         }
-        let offset = Int64(time.utcOffsetSeconds)
         if offset == 0 {
             buffer.append(UInt8(ascii: "Z"))
         } else {
