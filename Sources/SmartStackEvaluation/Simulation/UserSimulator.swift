@@ -1,0 +1,358 @@
+import SmartStack
+
+/// One simulated day of one user: its events in time order and its ground-truth lines.
+public struct SimulatedDay: Sendable {
+    /// The day's events, in time order, with ids unique for the user.
+    public var events: [Event]
+    /// One entry per (`screen_on`, stack), in time order then stack order.
+    public var truth: [GroundTruthEntry]
+}
+
+/// Simulates one person of a persona, day by day, with their own seeded variations.
+///
+/// Memory is bounded by one day of events. The same (persona, seed, user index, start, days)
+/// always produces the same days, whatever the number of other users generated.
+///
+/// ```swift
+/// var sim = UserSimulator(persona: .commuter, userIndex: 0, userName: "commuter-00",
+///                         seed: 7, startDay: SimulationOptions.defaultStartDay, days: 28)
+/// while let day = sim.nextDay() { print(day.events.count, day.truth.count) }
+/// ```
+public struct UserSimulator {
+    /// The minimum gap between two `screen_on` sessions, in seconds. Longer than the 10-minute
+    /// attribution window plus the longest engagement delay, so each window holds one session.
+    public static let minimumSessionGap: Int64 = 12 * 60
+    /// The logging policy's exploration rate.
+    public static let epsilon = 0.3
+    /// Probability that a person with no intent taps the widget shown on one stack anyway.
+    public static let temptation = 0.25
+    /// The `policy` name written on every `widget_impression`.
+    public static let loggingPolicyName = "sim-epsilon-greedy:epsilon=0.3,heuristic=hour-usage"
+
+    /// The user's id as written in the `user` field.
+    public let user: String
+    private var model: any PersonaModel
+    private var rng: SimulationRandom
+    private let startDay: Int
+    private let days: Int
+    private var day = 0
+    private var eventCounter = 0
+    private var previousWidget = -1
+    private var lastSessionNanos = Int64.min
+    private var activeHints: [(widget: Int, from: Int64, until: Int64, score: Double)] = []
+    /// The logging policy's engagement counts per stack, by (local hour, catalog widget).
+    private var loggerCounts: [[Double]] = []
+    private var loggerStack: [String: Int] = [:]
+    private var currentStacks: [(id: String, widgets: [Int])] = []
+    private var lastKind: SegmentKind?
+    private var lastPlace = -1
+    private var charging = false
+    private var headphonesOn = false
+    private var weights: [Double]
+
+    /// Creates the simulator of user `userIndex` of `persona`.
+    /// - Parameters:
+    ///   - startDay: the first local date, as days since 1970-01-01.
+    ///   - days: how many days to simulate.
+    public init(persona: Persona, userIndex: Int, userName: String, seed: UInt64, startDay: Int, days: Int) {
+        var userRNG = SimulationRandom(seed: SimulationRandom.derive(seed, persona.seedSalt, UInt64(userIndex)))
+        self.model = persona.makeModel(days: days, rng: &userRNG)
+        self.rng = userRNG
+        self.user = userName
+        self.startDay = startDay
+        self.days = days
+        self.weights = Array(repeating: 0, count: model.catalog.count)
+    }
+
+    private func midnightNanos(_ d: Int) -> Int64 {
+        Int64(startDay + d) * 86_400_000_000_000 - Int64(model.startOffset(day: d)) * 1_000_000_000
+    }
+
+    private struct Pending {
+        var nanos: Int64
+        var seq: Int
+        var offset: Int32
+        var payload: EventPayload
+    }
+
+    /// The next simulated day, or `nil` after the last one.
+    ///
+    /// - Complexity: O(events of the day · log of that count).
+    public mutating func nextDay() -> SimulatedDay? {
+        guard day < days else { return nil }
+        defer { day += 1 }
+        let dayStart = midnightNanos(day)
+        let dayEnd = midnightNanos(day + 1)
+        precondition(dayEnd > dayStart, "persona days must move forward in time")
+        let length = Int((dayEnd - dayStart) / 1_000_000_000)
+        let weekday = Int(((Int64(startDay + day) + 3) % 7 + 7) % 7) + 1
+        let plan = model.plan(day: day, weekday: weekday, length: length, rng: &rng)
+        var pending: [Pending] = []
+        pending.reserveCapacity(512)
+        var truth: [GroundTruthEntry] = []
+        // Every event carries the offset of the segment it falls in (the phone's clock then),
+        // so offsets change exactly once at each border, whatever the caller thought.
+        let segments = plan.segments
+        func emit(_ second: Double, _ offset: Int32, _ payload: EventPayload) {
+            let n = min(dayStart + Int64(second.rounded()) * 1_000_000_000, dayEnd - 1_000_000_000)
+            let within = Int((n - dayStart) / 1_000_000_000)
+            let actual = segments.last { $0.start <= within }?.offset ?? offset
+            pending.append(Pending(nanos: n, seq: pending.count, offset: actual, payload: payload))
+        }
+        let firstOffset = plan.segments.first?.offset ?? model.startOffset(day: day)
+
+        // Stacks: configured on day 0 and whenever the persona changes them.
+        let stacks = model.stacks(day: day)
+        for s in stacks where !currentStacks.contains(where: { $0.id == s.id && $0.widgets == s.widgets }) {
+            emit(0, firstOffset, .stackConfig(stack: s.id, widgets: s.widgets.map { model.catalog[$0] }))
+        }
+        currentStacks = stacks
+
+        // Background: places, locations, context, hints.
+        for seg in plan.segments {
+            emitTransition(into: seg, plan: plan, emit: emit)
+            emitFixes(seg, emit: emit)
+            lastKind = seg.kind
+        }
+        for hint in plan.hints {
+            let offset = segment(at: hint.at, in: plan).offset
+            emit(Double(hint.at), offset, .relevance(widget: model.catalog[hint.widget].id, score: hint.score,
+                                                    duration: Double(hint.duration)))
+            let from = dayStart + Int64(hint.at) * 1_000_000_000
+            activeHints.append((hint.widget, from, from + Int64(hint.duration) * 1_000_000_000, hint.score))
+        }
+
+        // Sessions: screen_on, impressions, engagement, other apps.
+        let gapMean = model.sessionGapMean
+        var t = max(lastSessionNanos == .min ? dayStart : lastSessionNanos + Self.minimumSessionGap * 1_000_000_000, dayStart)
+        t += Int64(rng.exponential(mean: gapMean)) * 1_000_000_000
+        var segIndex = 0
+        while t < dayEnd {
+            let second = Int((t - dayStart) / 1_000_000_000)
+            while segIndex + 1 < plan.segments.count && plan.segments[segIndex].end <= second { segIndex += 1 }
+            let seg = plan.segments[segIndex]
+            if seg.isSleep {
+                t = dayStart + Int64(seg.end) * 1_000_000_000 + Int64(rng.exponential(mean: 600)) * 1_000_000_000
+                continue
+            }
+            session(at: second, dayStart: dayStart, segment: seg, plan: plan, weekday: weekday,
+                    emit: emit, truth: &truth)
+            lastSessionNanos = dayStart + Int64(second) * 1_000_000_000
+            t = lastSessionNanos + Self.minimumSessionGap * 1_000_000_000
+                + Int64(rng.exponential(mean: gapMean)) * 1_000_000_000
+        }
+        activeHints.removeAll { $0.until <= dayEnd }
+
+        pending.sort { $0.nanos != $1.nanos ? $0.nanos < $1.nanos : $0.seq < $1.seq }
+        var events: [Event] = []
+        events.reserveCapacity(pending.count)
+        for p in pending {
+            eventCounter += 1
+            events.append(Event(time: EventTime(nanosecondsSinceEpoch: p.nanos, utcOffsetSeconds: p.offset),
+                                user: user, id: "e" + String(eventCounter), payload: p.payload))
+        }
+        return SimulatedDay(events: events, truth: truth)
+    }
+
+    private mutating func loggerSlot(_ stack: String) -> Int {
+        if let slot = loggerStack[stack] { return slot }
+        loggerCounts.append([Double](repeating: 0, count: 24 * model.catalog.count))
+        loggerStack[stack] = loggerCounts.count - 1
+        return loggerCounts.count - 1
+    }
+
+    private func segment(at second: Int, in plan: DayPlan) -> Segment {
+        plan.segments.last { $0.start <= second } ?? plan.segments[0]
+    }
+
+    private mutating func emitTransition(into seg: Segment, plan: DayPlan,
+                                         emit: (Double, Int32, EventPayload) -> Void) {
+        let s = Double(seg.start)
+        if let last = lastKind, last == seg.kind { return }
+        switch seg.kind {
+        case .travel(_, _, let motion):
+            emit(s, seg.offset, .context(key: "motion", value: motion.rawValue))
+            if !headphonesOn && rng.chance(model.headphonesChance(motion)) {
+                headphonesOn = true
+                emit(s + rng.uniform(20...120), seg.offset, .context(key: "headphones", value: "connected"))
+            }
+            if charging {
+                charging = false
+                emit(s, seg.offset, .context(key: "charging", value: "false"))
+            }
+        case .stay(let place), .sleep(let place):
+            let wasTravel: Bool
+            if case .travel = lastKind { wasTravel = true } else { wasTravel = false }
+            if wasTravel {
+                emit(s, seg.offset, .context(key: "motion", value: "stationary"))
+                if headphonesOn {
+                    headphonesOn = false
+                    emit(s + rng.uniform(10...90), seg.offset, .context(key: "headphones", value: "disconnected"))
+                }
+            }
+            if place != lastPlace {
+                if lastPlace == -1 || rng.chance(0.85) {
+                    emit(s + rng.uniform(30...240), seg.offset, .place(model.places[place].name))
+                }
+                lastPlace = place
+            }
+            if seg.isSleep && !charging {
+                charging = true
+                emit(s + rng.uniform(0...600), seg.offset, .context(key: "charging", value: "true"))
+            } else if !seg.isSleep && charging {
+                charging = false
+                emit(s + rng.uniform(0...900), seg.offset, .context(key: "charging", value: "false"))
+            }
+        }
+    }
+
+    private mutating func emitFixes(_ seg: Segment, emit: (Double, Int32, EventPayload) -> Void) {
+        let interval: ClosedRange<Double>
+        switch seg.kind {
+        case .travel(_, _, .flying): return
+        case .travel: interval = 120...360
+        case .stay: interval = 1200...2700
+        case .sleep: interval = 3600...7200
+        }
+        var s = Double(seg.start) + (seg.start == 0 && lastKind != nil ? rng.uniform(interval) : rng.uniform(15...90))
+        while s < Double(seg.end) {
+            let (lat, lon) = position(seg, at: s)
+            emit(s, seg.offset, fix(lat, lon))
+            s += rng.uniform(interval)
+        }
+    }
+
+    private func position(_ seg: Segment, at s: Double) -> (Double, Double) {
+        switch seg.kind {
+        case .stay(let p), .sleep(let p):
+            return (model.places[p].lat, model.places[p].lon)
+        case .travel(let a, let b, _):
+            let f = min(1, max(0, (s - Double(seg.start)) / Double(max(1, seg.end - seg.start))))
+            let pa = model.places[a], pb = model.places[b]
+            return (pa.lat + (pb.lat - pa.lat) * f, pa.lon + (pb.lon - pa.lon) * f)
+        }
+    }
+
+    /// A noisy fix: usually within ~20 m with a small accuracy radius, sometimes (7%) far off
+    /// with a large one (as indoor or network fixes are).
+    private mutating func fix(_ lat: Double, _ lon: Double) -> EventPayload {
+        let inaccurate = rng.chance(0.07)
+        let error = inaccurate ? rng.uniform(300...1500) : abs(rng.normal()) * 12
+        let (la, lo) = Shape.nearby(lat, lon, meters: error, &rng)
+        let accuracy = inaccurate ? rng.uniform(400...2000) : 5 + abs(rng.normal()) * 15
+        return .location(lat: round6(la), lon: round6(lo), accuracy: (accuracy * 10).rounded() / 10)
+    }
+
+    private func round6(_ x: Double) -> Double { (x * 1_000_000).rounded() / 1_000_000 }
+    private func round4(_ x: Double) -> Double { (x * 10_000).rounded() / 10_000 }
+
+    private mutating func session(at second: Int, dayStart: Int64, segment seg: Segment, plan: DayPlan,
+                                  weekday: Int, emit: (Double, Int32, EventPayload) -> Void,
+                                  truth: inout [GroundTruthEntry]) {
+        let nanos = dayStart + Int64(second) * 1_000_000_000
+        let time = EventTime(nanosecondsSinceEpoch: nanos, utcOffsetSeconds: seg.offset)
+        let catalog = model.catalog
+        var hints = [Double](repeating: 0, count: catalog.count)
+        var hintFrom = [Int64](repeating: .min, count: catalog.count)
+        for h in activeHints where h.from <= nanos && nanos < h.until && h.from >= hintFrom[h.widget] {
+            hints[h.widget] = h.score
+            hintFrom[h.widget] = h.from
+        }
+        let ctx = IntentContext(hour: Double(time.localSecondsOfDay) / 3600, weekday: time.localWeekday,
+                                day: day, second: second, segment: seg, previousWidget: previousWidget,
+                                hints: hints, plan: plan)
+        for i in weights.indices { weights[i] = 0 }
+        model.intent(ctx, into: &weights)
+        var stacked = [Bool](repeating: false, count: catalog.count)
+        for s in currentStacks { for w in s.widgets { stacked[w] = true } }
+        var total = 0.0
+        for i in weights.indices { if stacked[i] { weights[i] = max(0, weights[i]); total += weights[i] } else { weights[i] = 0 } }
+        let pEngage = total > 0 ? min(0.95, max(0, model.engageProbability(ctx))) : 0
+        var intent = weights
+        for i in intent.indices { intent[i] = total > 0 ? pEngage * weights[i] / total : 0 }
+        let pNone = 1 - pEngage
+
+        // The logging policy: epsilon-greedy over this user's hour-of-day usage counts.
+        let hour = time.localHour
+        var shown: [Int] = []
+        var propensities: [[Double]] = []
+        emit(Double(second), seg.offset, .screenOn)
+        for s in currentStacks {
+            let n = s.widgets.count
+            let slot = loggerSlot(s.id)
+            let row = hour * catalog.count
+            var best = 0
+            for k in 1..<n where loggerCounts[slot][row + s.widgets[k]] > loggerCounts[slot][row + s.widgets[best]] {
+                best = k
+            }
+            // Rounded to 12 decimals so the log shows 0.775, not 0.7749999999999999.
+            let explore = (Self.epsilon / Double(n) * 1e12).rounded() / 1e12
+            var pi = [Double](repeating: explore, count: n)
+            pi[best] = ((1 - Self.epsilon + explore) * 1e12).rounded() / 1e12
+            let k = rng.pick(weights: pi)
+            shown.append(k)
+            propensities.append(pi)
+            emit(Double(second), seg.offset, .widgetImpression(stack: s.id, widget: catalog[s.widgets[k]].id,
+                                                               propensity: pi[k], policy: Self.loggingPolicyName))
+        }
+
+        // The person's intent, then what they actually do given what was shown.
+        var targets = intent
+        targets.append(pNone)
+        let target = rng.pick(weights: targets)
+        var engagedStack = -1
+        var engagedWidget = -1
+        var via = 0  // 0 tap on shown, 1 swipe then tap, 2 launch the app directly
+        if target == catalog.count {
+            if rng.chance(Self.temptation) && !currentStacks.isEmpty {
+                engagedStack = rng.nextInt(below: currentStacks.count)
+                engagedWidget = currentStacks[engagedStack].widgets[shown[engagedStack]]
+            }
+        } else {
+            engagedWidget = target
+            engagedStack = currentStacks.firstIndex { $0.widgets.contains(target) } ?? -1
+            if engagedStack >= 0, currentStacks[engagedStack].widgets[shown[engagedStack]] != target {
+                via = rng.chance(0.2) ? 1 : 2
+            }
+        }
+        var cursor = Double(second) + rng.uniform(4...90)
+        if engagedWidget >= 0 && engagedStack >= 0 {
+            let s = currentStacks[engagedStack]
+            let widget = catalog[engagedWidget]
+            if via == 1 {
+                emit(cursor - rng.uniform(1...3), seg.offset,
+                     .widgetSwipe(stack: s.id, from: catalog[s.widgets[shown[engagedStack]]].id, to: widget.id))
+            }
+            if via <= 1 {
+                emit(cursor, seg.offset, .widgetTap(widget: widget.id, stack: s.id))
+                cursor += 1
+            }
+            emit(cursor, seg.offset, .appLaunch(app: widget.app ?? widget.id))
+            previousWidget = engagedWidget
+            loggerCounts[loggerSlot(s.id)][hour * catalog.count + engagedWidget] += 1
+        }
+        if !model.otherApps.isEmpty && rng.chance(0.35) {
+            cursor += rng.uniform(20...300)
+            emit(cursor, seg.offset, .appLaunch(app: model.otherApps[rng.nextInt(below: model.otherApps.count)]))
+            previousWidget = -1
+        }
+
+        // Ground truth per stack.
+        let lift = pNone * Self.temptation / Double(max(1, currentStacks.count))
+        for (k, s) in currentStacks.enumerated() {
+            var distribution: [WidgetProbability] = []
+            var intentList: [WidgetProbability] = []
+            distribution.reserveCapacity(s.widgets.count)
+            intentList.reserveCapacity(s.widgets.count)
+            for (j, w) in s.widgets.enumerated() {
+                let id = catalog[w].id
+                distribution.append(WidgetProbability(widget: id, probability: round4(intent[w] + lift * propensities[k][j])))
+                intentList.append(WidgetProbability(widget: id, probability: round4(intent[w])))
+            }
+            truth.append(GroundTruthEntry(
+                user: user, time: time, stack: s.id, distribution: distribution,
+                engaged: engagedStack == k ? catalog[engagedWidget].id : nil,
+                shown: catalog[s.widgets[shown[k]]].id, lift: round4(lift), intent: intentList))
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+import SmartStack
+import SmartStackEvaluation
+@testable import SmartStackCLI
+
+@Suite struct GenerateCommandTests {
+    final class Captured: @unchecked Sendable {
+        var out = ""
+        var err = ""
+    }
+
+    func run(_ command: GenerateCommand) throws -> (Int32, Captured) {
+        let captured = Captured()
+        let output = CommandOutput(standardOutput: { captured.out += $0 }, standardError: { captured.err += $0 })
+        return (try command.run(output), captured)
+    }
+
+    func withTemporaryDirectory(_ body: (String) throws -> Void) throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("gen-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try body(dir)
+    }
+
+    @Test(arguments: [
+        (["--days", "3"], "missing required option '--persona'"),
+        (["--persona", "pilot", "--days", "3"], "unknown persona 'pilot' (valid: commuter, student, shiftworker, traveler, drift)"),
+        (["--persona", "student"], "missing required option '--days'"),
+        (["--persona", "student", "--days", "0"], "the value of '--days' must be greater than 0, got 0"),
+        (["--persona", "student", "--days", "-2"], "the value of '--days' must be greater than 0, got -2"),
+        (["--persona", "student", "--days", "two"], "the value of '--days' must be a whole number, got 'two'"),
+        (["--persona", "student", "--days", "2", "--users", "0"], "the value of '--users' must be greater than 0, got 0"),
+        (["--persona", "student", "--days", "2", "--seed", "-1"], "the value of '--seed' must be a whole number from 0 to 18446744073709551615, got '-1'"),
+        (["--persona", "student", "--days", "2", "--seed", "12x"], "the value of '--seed' must be a whole number from 0 to 18446744073709551615, got '12x'"),
+        (["--persona", "student", "--days", "2", "--start", "2026-02-30"], "start date '2026-02-30' does not exist: day 30 does not exist in 2026-02"),
+        (["--persona", "student", "--days", "2", "--start", "tomorrow"], "start date must look like 2026-01-05, got 'tomorrow'"),
+        (["--persona", "student", "--days", "2", "extra"], "unexpected argument 'extra'"),
+        (["--persona", "student", "--days", "2", "--out", "a.jsonl", "--truth", "a.jsonl"], "'--truth' and '--out' name the same file 'a.jsonl'"),
+        (["--persona", "student", "--days", "2", "--json"], "unknown option '--json'"),
+    ])
+    func badArgumentsAreUsageErrors(arguments: [String], message: String) {
+        let error = #expect(throws: UsageError.self) { try GenerateCommand(arguments: arguments) }
+        #expect(error?.message == message)
+    }
+
+    @Test func parsesOptionsAndDerivesTheTruthPath() throws {
+        let c = try GenerateCommand(arguments: ["--persona", "drift", "--days", "30", "--seed", "0x10", "--users", "4",
+                                                "--start", "2025-03-03", "--out", "dir/drift.jsonl"])
+        #expect(c.options.persona == .drift && c.options.days == 30 && c.options.users == 4 && c.options.seed == 16)
+        #expect(c.options.startDay == 20_150)
+        #expect(c.truthPath == "dir/drift.truth.jsonl")
+        #expect(try GenerateCommand(arguments: ["--persona", "drift", "--days", "1", "--out", "x.out"]).truthPath == "x.out.truth.jsonl")
+        #expect(try GenerateCommand(arguments: ["--persona", "drift", "--days", "1"]).truthPath == nil)
+        #expect(try GenerateCommand(arguments: ["--persona", "drift", "--days", "1"]).options.seed == 1)
+        #expect(GenerateCommand.help.contains("shiftworker"))
+    }
+
+    @Test func writesBothFilesAtomicallyAndReproducibly() throws {
+        try withTemporaryDirectory { dir in
+            let out = dir + "/s.jsonl"
+            let args = ["--persona", "shiftworker", "--days", "3", "--users", "2", "--seed", "9", "--out", out]
+            let (code, captured) = try run(try GenerateCommand(arguments: args))
+            #expect(code == 0)
+            #expect(captured.out.isEmpty)
+            #expect(captured.err.contains("Ground truth:"))
+            let first = try Data(contentsOf: URL(fileURLWithPath: out))
+            let firstTruth = try Data(contentsOf: URL(fileURLWithPath: dir + "/s.truth.jsonl"))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["s.jsonl", "s.truth.jsonl"])
+            _ = try run(try GenerateCommand(arguments: args))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == first)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: dir + "/s.truth.jsonl")) == firstTruth)
+            let truth = try GroundTruth.load(path: dir + "/s.truth.jsonl")
+            #expect(truth.users == ["shiftworker-00", "shiftworker-01"])
+        }
+    }
+
+    @Test func writesEventsToStandardOutputWithoutOut() throws {
+        try withTemporaryDirectory { dir in
+            let (code, captured) = try run(try GenerateCommand(arguments: ["--persona", "commuter", "--days", "1", "--truth", dir + "/t.jsonl"]))
+            #expect(code == 0)
+            var reader = JSONLReader(bytes: Array(captured.out.utf8), name: "stdout")
+            var n = 0
+            while try reader.next() != nil { n += 1 }
+            #expect(n > 100)
+            #expect(try GroundTruth.load(path: dir + "/t.jsonl").count > 10)
+        }
+    }
+
+    @Test func unwritableOutputFailsAndLeavesNothingBehind() throws {
+        try withTemporaryDirectory { dir in
+            let missing = try GenerateCommand(arguments: ["--persona", "commuter", "--days", "1", "--out", dir + "/no/such/x.jsonl"])
+            let e1 = #expect(throws: CommandFailure.self) { try run(missing) }
+            #expect(e1?.message.contains("cannot write '\(dir)/no/such/x.jsonl'") == true)
+            let directory = try GenerateCommand(arguments: ["--persona", "commuter", "--days", "1", "--out", dir])
+            let e2 = #expect(throws: CommandFailure.self) { try run(directory) }
+            #expect(e2?.message.contains("is a directory") == true)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
+        }
+    }
+}
