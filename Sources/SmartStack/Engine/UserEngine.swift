@@ -1,0 +1,302 @@
+import Foundation
+
+/// One user's engine: features, scorer and rotation state, fed in time order. Single-threaded
+/// (one per user during replay); the host-facing `Engine` wraps many of these safely.
+///
+/// ```swift
+/// let engine = try UserEngine(user: "u00", policy: PolicySpec(parsing: "contextual"))
+/// for event in events { engine.record(event) }
+/// let ranking = try engine.ranking(stack: "home", at: now)      // scores + reasons
+/// let decision = try engine.decide(stack: "home", at: now)      // what is shown on top
+/// ```
+///
+/// Work per event is O(1) amortised (O(stacks · widgets) for a `bandit` engagement); a ranking
+/// is O(widgets) plus small per-context lookups, never a scan of past events. Answers are a
+/// deterministic function of the events recorded and the seed. Events may arrive late; see
+/// `FeatureState` for how they count. Events are not filtered by `user`: the caller routes
+/// each user's events to that user's engine.
+public final class UserEngine {
+    /// Whose events this engine learns from.
+    public let user: String
+    /// The policy's name as shown in rankings (`PolicySpec.description` or the scorer's name).
+    public let policyName: String
+    /// Whether rankings carry reasons (default `true`). Turning it off makes ranking and
+    /// deciding cheaper, e.g. during replay where reasons are not read.
+    public var explainsRankings = true
+
+    let policy: ResolvedPolicy
+    let rotationParameters: RotationParameters
+    var features: FeatureState
+    var rotation = RotationState()
+    var bandit = BanditModel()
+    var generator: SeededGenerator
+    let external: (any WidgetScorer)?
+    var scratch = ScoringScratch()
+    var learningScratch = ScoringScratch()
+
+    /// An engine running a built-in policy, with its own seeded generator.
+    public convenience init(user: String, policy: PolicySpec, rotation: RotationParameters = RotationParameters(), seed: UInt64 = 0) throws(EngineError) {
+        let resolved = try ResolvedPolicy(policy)
+        self.init(user: user, resolved: resolved, name: policy.description, rotation: rotation, seed: seed, external: nil)
+    }
+
+    /// An engine running an outside scorer under the same rotation policy.
+    public convenience init(user: String, scorer: any WidgetScorer, name: String, rotation: RotationParameters = RotationParameters()) {
+        self.init(user: user, resolved: ResolvedPolicy(kind: .external), name: name, rotation: rotation, seed: 0, external: scorer)
+    }
+
+    init(user: String, resolved: ResolvedPolicy, name: String, rotation: RotationParameters, seed: UInt64, external: (any WidgetScorer)?) {
+        self.user = user
+        self.policyName = name
+        self.policy = resolved
+        self.rotationParameters = rotation
+        self.features = FeatureState(
+            halfLife: resolved.halfLife, recentHalfLife: resolved.recentHalfLife,
+            frecencyHalfLife: resolved.frecencyHalfLife, bandwidth: resolved.bandwidth)
+        self.generator = SeededGenerator(seed: seed ^ SeededGenerator.hash(user))
+        self.external = external
+    }
+
+    /// Learns from one event (late events accepted).
+    public func record(_ event: Event) {
+        if policy.kind == .bandit { learnBandit(from: event) }
+        features.record(event)
+        if case .widgetSwipe(let stack, _, let to) = event.payload,
+           let s = features.stacks.index(of: stack), let w = features.widgets.index(of: to) {
+            let ts = event.time.secondsSinceEpoch
+            rotation.ensure(stacks: Int(s) + 1)
+            if ts >= rotation.since[Int(s)] || ts >= rotation.holdUntil[Int(s)] - rotationParameters.swipeHold {
+                rotation.swiped(stack: Int(s), to: w, at: ts, hold: max(0, rotationParameters.swipeHold))
+            }
+        }
+        external?.observe(event)
+    }
+
+    /// The stacks configured so far and their widgets, in the person's order.
+    public var stacks: [String: [WidgetConfig]] {
+        var result: [String: [WidgetConfig]] = [:]
+        for s in 0..<features.stacks.count where features.stackConfigTime[s] > FeatureState.never {
+            result[features.stacks[Int32(s)]] = features.stackConfigs[s]
+        }
+        return result
+    }
+
+    /// The scorer's ranking of `stack` at `time` (no rotation side effects).
+    /// - Complexity: O(widgets of the stack), plus O(widgets · reasons) when explaining.
+    public func ranking(stack: String, at time: EventTime) throws(EngineError) -> Ranking {
+        let s = try stackIndex(stack)
+        score(stack: s, at: time)
+        return makeRanking(stack: s, name: stack, at: time)
+    }
+
+    /// Applies the rotation policy at a decision point and returns what is shown on top.
+    /// - Complexity: O(widgets · stacks).
+    public func decide(stack: String, at time: EventTime) throws(EngineError) -> RotationDecision {
+        let s = try stackIndex(stack)
+        score(stack: s, at: time)
+        let ranking = makeRanking(stack: s, name: stack, at: time)
+        rotation.ensure(stacks: features.stacks.count)
+        let widgets = features.stackWidgets[s]
+        let n = widgets.count
+        let ts = time.secondsSinceEpoch
+        let today = Int32(clamping: time.localDayNumber)
+        let previous = rotation.top[s]
+
+        var top: Int32 = -1
+        var propensity = 1.0
+        let pin = features.stackPins[s]
+        if pin >= 0, widgets.contains(pin) {
+            top = pin
+        } else {
+            // The scorer's distribution over candidates (eligible, not on top elsewhere).
+            if scratch.probabilities.count < n { scratch.probabilities = [Double](repeating: 0, count: n) }
+            var candidates = 0
+            var greedy = -1
+            for k in 0..<n {
+                let i = scratch.order[k]
+                scratch.probabilities[i] = 0
+                if scratch.eligible[i] && !rotation.isOnTopElsewhere(widgets[i], except: s) {
+                    candidates += 1
+                    if greedy < 0 { greedy = i }
+                }
+            }
+            var pick = greedy
+            if candidates > 0 {
+                if policy.kind == .bandit {
+                    explorationDistribution(widgets: widgets, stack: s, candidates: candidates, greedy: greedy)
+                    var u = generator.nextUnit()
+                    pick = -1
+                    for i in 0..<n where scratch.probabilities[i] > 0 {
+                        pick = i
+                        u -= scratch.probabilities[i]
+                        if u < 0 { break }
+                    }
+                } else {
+                    scratch.probabilities[greedy] = 1
+                }
+            }
+            top = resolve(pick, stack: s, widgets: widgets, at: ts, today: today)
+            if candidates > 0 && policy.kind == .bandit {
+                propensity = 0
+                for i in 0..<n where scratch.probabilities[i] > 0 {
+                    if resolve(i, stack: s, widgets: widgets, at: ts, today: today) == top {
+                        propensity += scratch.probabilities[i]
+                    }
+                }
+            }
+        }
+        rotation.show(top, stack: s, previous: previous, at: ts, today: today)
+        return RotationDecision(
+            top: top >= 0 ? features.widgets[top] : nil, didRotate: top != previous,
+            propensity: propensity, ranking: ranking)
+    }
+
+    /// The bandit's exploration probabilities over candidates into `scratch.probabilities`.
+    private func explorationDistribution(widgets: [Int32], stack s: Int, candidates: Int, greedy: Int) {
+        let n = widgets.count
+        switch policy.exploration {
+        case .epsilon:
+            let e = policy.epsilon
+            for i in 0..<n where scratch.eligible[i] && !rotation.isOnTopElsewhere(widgets[i], except: s) {
+                scratch.probabilities[i] = e / Double(candidates) + (i == greedy ? 1 - e : 0)
+            }
+        case .softmax:
+            var m = -Double.infinity
+            for i in 0..<n where scratch.eligible[i] && !rotation.isOnTopElsewhere(widgets[i], except: s) {
+                m = max(m, scratch.scores[i])
+            }
+            var total = 0.0
+            for i in 0..<n where scratch.eligible[i] && !rotation.isOnTopElsewhere(widgets[i], except: s) {
+                let v = (scratch.scores[i] - m) / policy.temperature
+                scratch.probabilities[i] = max(exp(v), 1e-300)
+                total += scratch.probabilities[i]
+            }
+            for i in 0..<n { scratch.probabilities[i] /= total }
+        }
+    }
+
+    /// The widget on top if the scorer proposes row `candidate` (or nothing, -1).
+    private func resolve(_ candidate: Int, stack s: Int, widgets: [Int32], at ts: Double, today: Int32) -> Int32 {
+        let p = rotationParameters
+        let hold = rotation.holdWidget[s]
+        if hold >= 0, ts < rotation.holdUntil[s], let j = widgets.firstIndex(of: hold), scratch.eligible[j] {
+            return hold
+        }
+        let current = rotation.top[s]
+        let ci = current >= 0 ? widgets.firstIndex(of: current) : nil
+        let currentValid = ci.map { scratch.eligible[$0] } == true && !rotation.isOnTopElsewhere(current, except: s)
+        guard candidate >= 0 else { return currentValid ? current : -1 }
+        let challenger = widgets[candidate]
+        guard currentValid, let ci else { return challenger }
+        if challenger == current { return current }
+        if ts - rotation.since[s] < p.minimumDwell { return current }
+        if rotation.rotations(stack: s, today: today) >= p.maximumRotationsPerDay { return current }
+        var lo = Double.infinity, hi = -Double.infinity
+        for i in 0..<widgets.count where scratch.eligible[i] {
+            lo = min(lo, scratch.scores[i]); hi = max(hi, scratch.scores[i])
+        }
+        let range = hi - lo
+        let gain = range > 0 && range.isFinite ? (scratch.scores[candidate] - scratch.scores[ci]) / range : 0
+        return gain >= max(p.hysteresisMargin, 1e-12) ? challenger : current
+    }
+
+    func stackIndex(_ name: String) throws(EngineError) -> Int {
+        if let s = features.stacks.index(of: name), features.stackConfigTime[Int(s)] > FeatureState.never {
+            return Int(s)
+        }
+        let known = stacks.keys.sorted()
+        throw EngineError("unknown stack '\(name)' for user '\(user)' (known: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
+    }
+
+    /// Scores stack `s` into `scratch.scores`, `scratch.eligible` and `scratch.order`.
+    func score(stack s: Int, at time: EventTime) {
+        let widgets = features.stackWidgets[s]
+        let n = widgets.count
+        if scratch.scores.count < n {
+            scratch.scores = [Double](repeating: 0, count: n)
+            scratch.eligible = [Bool](repeating: true, count: n)
+        }
+        if scratch.order.count != n { scratch.order = Array(0..<n) }
+        let ts = time.secondsSinceEpoch
+        switch policy.kind {
+        case .contextual, .bandit:
+            ContextualModel.features(features, widgets: widgets, at: time, prior: policy.prior, scratch: &scratch)
+            let theta = policy.kind == .bandit ? bandit.theta : ContextualModel.defaultWeights
+            let F = ContextualModel.featureCount
+            for i in 0..<n {
+                var v = 0.0
+                for k in 0..<F { v += theta[k] * scratch.features[i * F + k] }
+                scratch.scores[i] = v
+            }
+        case .external:
+            let given = external?.scores(stack: features.stacks[Int32(s)], widgets: features.stackConfigs[s], at: time) ?? []
+            for i in 0..<n { scratch.scores[i] = i < given.count && !given[i].isNaN ? given[i] : -Double.infinity }
+        default:
+            Baselines.scores(policy.kind, policy: policy, features, widgets: widgets, at: time, into: &scratch.scores)
+        }
+        for i in 0..<n { scratch.eligible[i] = features.isEligible(Int(widgets[i]), at: ts) }
+        // Order: pinned, eligible by score (ties: configured order), ineligible in order.
+        let pin = features.stackPins[s]
+        for i in 0..<n { scratch.order[i] = i }
+        func before(_ a: Int, _ b: Int) -> Bool {
+            let pa = widgets[a] == pin, pb = widgets[b] == pin
+            if pa != pb { return pa }
+            if scratch.eligible[a] != scratch.eligible[b] { return scratch.eligible[a] }
+            if scratch.eligible[a] && scratch.scores[a] != scratch.scores[b] { return scratch.scores[a] > scratch.scores[b] }
+            return a < b
+        }
+        if n > 1 {
+            for i in 1..<n {
+                let x = scratch.order[i]
+                var j = i - 1
+                while j >= 0 && before(x, scratch.order[j]) { scratch.order[j + 1] = scratch.order[j]; j -= 1 }
+                scratch.order[j + 1] = x
+            }
+        }
+    }
+
+    private func makeRanking(stack s: Int, name: String, at time: EventTime) -> Ranking {
+        let widgets = features.stackWidgets[s]
+        var result: [RankedWidget] = []
+        result.reserveCapacity(widgets.count)
+        let pin = features.stackPins[s]
+        for k in 0..<widgets.count {
+            let i = scratch.order[k]
+            let w = widgets[i]
+            let reasons = explainsRankings ? explanation(row: i, widget: Int(w), stack: s, at: time, isPinned: w == pin) : []
+            result.append(RankedWidget(widget: features.widgets[w], score: scratch.scores[i], isEligible: scratch.eligible[i], reasons: reasons))
+        }
+        return Ranking(stack: name, user: user, at: time, policy: policyName, widgets: result)
+    }
+
+    /// One online step of the bandit for every widget this event engages, from the state just
+    /// before the event.
+    private func learnBandit(from event: Event) {
+        var engaged: [Int32] = []
+        switch event.payload {
+        case .appLaunch(let app):
+            if let a = features.apps.index(of: app) { engaged = features.appWidgets[Int(a)] }
+        case .widgetTap(let widget, _):
+            if let w = features.widgets.index(of: widget) { engaged = [w] }
+        case .widgetSwipe(_, _, let to):
+            if let w = features.widgets.index(of: to) { engaged = [w] }
+        default:
+            return
+        }
+        for w in engaged {
+            for s in 0..<features.stackWidgets.count {
+                let widgets = features.stackWidgets[s]
+                guard widgets.count > 1, let row = widgets.firstIndex(of: w) else { continue }
+                ContextualModel.features(features, widgets: widgets, at: event.time, prior: policy.prior,
+                                         scratch: &learningScratch)
+                bandit.learn(features: learningScratch.features, count: widgets.count, engaged: row,
+                             rate: policy.learningRate, probabilities: &learningScratch.probabilities)
+            }
+        }
+    }
+}
+
+/// A `UserEngine` is used from one thread or task at a time; the host `Engine` serialises
+/// access to many of them.
+@available(*, unavailable)
+extension UserEngine: Sendable {}
