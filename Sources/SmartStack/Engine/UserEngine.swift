@@ -191,13 +191,14 @@ public final class UserEngine {
         if challenger == current { return current }
         if ts - rotation.since[s] < p.minimumDwell { return current }
         if rotation.rotations(stack: s, today: today) >= p.maximumRotationsPerDay { return current }
+        if p.hysteresisMargin <= 0 { return challenger }
         var lo = Double.infinity, hi = -Double.infinity
         for i in 0..<widgets.count where scratch.eligible[i] {
             lo = min(lo, scratch.scores[i]); hi = max(hi, scratch.scores[i])
         }
         let range = hi - lo
         let gain = range > 0 && range.isFinite ? (scratch.scores[candidate] - scratch.scores[ci]) / range : 0
-        return gain >= max(p.hysteresisMargin, 1e-12) ? challenger : current
+        return gain >= p.hysteresisMargin ? challenger : current
     }
 
     func stackIndex(_ name: String) throws(EngineError) -> Int {

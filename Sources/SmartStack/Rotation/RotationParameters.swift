@@ -24,6 +24,7 @@
 /// ```
 public struct RotationParameters: Sendable, Hashable, Codable {
     /// Fraction (0...1) of the eligible score range a challenger must win by. Default 0.05.
+    /// 0 turns hysteresis off: the scorer's pick (or the bandit's sampled pick) always wins.
     public var hysteresisMargin: Double
     /// Seconds a widget stays on top before it may be replaced (unless it became ineligible).
     /// Default 300.
