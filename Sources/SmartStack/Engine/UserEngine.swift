@@ -24,15 +24,17 @@ public final class UserEngine {
     /// deciding cheaper, e.g. during replay where reasons are not read.
     public var explainsRankings = true
 
+    // Internal state. Stored properties skip dynamic exclusivity checks: a UserEngine is used
+    // by one caller at a time (it is not Sendable) and never accesses a property overlappingly.
     let policy: ResolvedPolicy
     let rotationParameters: RotationParameters
-    var features: FeatureState
-    var rotation = RotationState()
-    var bandit = BanditModel()
-    var generator: SeededGenerator
+    @exclusivity(unchecked) var features: FeatureState
+    @exclusivity(unchecked) var rotation = RotationState()
+    @exclusivity(unchecked) var bandit = BanditModel()
+    @exclusivity(unchecked) var generator: SeededGenerator
     let external: (any WidgetScorer)?
-    var scratch = ScoringScratch()
-    var learningScratch = ScoringScratch()
+    @exclusivity(unchecked) var scratch = ScoringScratch()
+    @exclusivity(unchecked) var learningScratch = ScoringScratch()
 
     /// An engine running a built-in policy, with its own seeded generator.
     public convenience init(user: String, policy: PolicySpec, rotation: RotationParameters = RotationParameters(), seed: UInt64 = 0) throws(EngineError) {
@@ -95,6 +97,9 @@ public final class UserEngine {
         let s = try stackIndex(stack)
         score(stack: s, at: time)
         let ranking = makeRanking(stack: s, name: stack, at: time)
+        var scratch = ScoringScratch()
+        swap(&scratch, &self.scratch)
+        defer { swap(&scratch, &self.scratch) }
         rotation.ensure(stacks: features.stacks.count)
         let widgets = features.stackWidgets[s]
         let n = widgets.count
@@ -123,7 +128,7 @@ public final class UserEngine {
             var pick = greedy
             if candidates > 0 {
                 if policy.kind == .bandit {
-                    explorationDistribution(widgets: widgets, stack: s, candidates: candidates, greedy: greedy)
+                    explorationDistribution(&scratch, widgets: widgets, stack: s, candidates: candidates, greedy: greedy)
                     var u = generator.nextUnit()
                     pick = -1
                     for i in 0..<n where scratch.probabilities[i] > 0 {
@@ -135,11 +140,11 @@ public final class UserEngine {
                     scratch.probabilities[greedy] = 1
                 }
             }
-            top = resolve(pick, stack: s, widgets: widgets, at: ts, today: today)
+            top = resolve(pick, scratch, stack: s, widgets: widgets, at: ts, today: today)
             if candidates > 0 && policy.kind == .bandit {
                 propensity = 0
                 for i in 0..<n where scratch.probabilities[i] > 0 {
-                    if resolve(i, stack: s, widgets: widgets, at: ts, today: today) == top {
+                    if resolve(i, scratch, stack: s, widgets: widgets, at: ts, today: today) == top {
                         propensity += scratch.probabilities[i]
                     }
                 }
@@ -152,7 +157,7 @@ public final class UserEngine {
     }
 
     /// The bandit's exploration probabilities over candidates into `scratch.probabilities`.
-    private func explorationDistribution(widgets: [Int32], stack s: Int, candidates: Int, greedy: Int) {
+    private func explorationDistribution(_ scratch: inout ScoringScratch, widgets: [Int32], stack s: Int, candidates: Int, greedy: Int) {
         let n = widgets.count
         switch policy.exploration {
         case .epsilon:
@@ -176,7 +181,7 @@ public final class UserEngine {
     }
 
     /// The widget on top if the scorer proposes row `candidate` (or nothing, -1).
-    private func resolve(_ candidate: Int, stack s: Int, widgets: [Int32], at ts: Double, today: Int32) -> Int32 {
+    private func resolve(_ candidate: Int, _ scratch: borrowing ScoringScratch, stack s: Int, widgets: [Int32], at ts: Double, today: Int32) -> Int32 {
         let p = rotationParameters
         let hold = rotation.holdWidget[s]
         if hold >= 0, ts < rotation.holdUntil[s], let j = widgets.firstIndex(of: hold), scratch.eligible[j] {
@@ -211,6 +216,9 @@ public final class UserEngine {
 
     /// Scores stack `s` into `scratch.scores`, `scratch.eligible` and `scratch.order`.
     func score(stack s: Int, at time: EventTime) {
+        var scratch = ScoringScratch()
+        swap(&scratch, &self.scratch)
+        defer { swap(&scratch, &self.scratch) }
         let widgets = features.stackWidgets[s]
         let n = widgets.count
         if scratch.scores.count < n {
@@ -258,6 +266,7 @@ public final class UserEngine {
 
     private func makeRanking(stack s: Int, name: String, at time: EventTime) -> Ranking {
         let widgets = features.stackWidgets[s]
+        let scratch = self.scratch
         var result: [RankedWidget] = []
         result.reserveCapacity(widgets.count)
         let pin = features.stackPins[s]

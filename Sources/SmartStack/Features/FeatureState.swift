@@ -23,85 +23,89 @@
 /// under are the ones current when they arrive. A late hint, pin, context, place or stack
 /// configuration older than the one in force is kept out of the current state (hint max/mean
 /// still learn from it).
-struct FeatureState: Sendable, Codable {
+///
+/// A reference type so rankings read it in place without copying ~60 arrays; every stored
+/// property opts out of dynamic exclusivity checks (`@exclusivity(unchecked)`): the state is
+/// only touched from its owning `UserEngine`, one call at a time, never with overlapping access.
+final class FeatureState: Codable {
     static let never = -Double.infinity
     static let impressionWindow = 600.0
     static let placeEventValidity = 12 * 3600.0
     static let locationValidity = 2 * 3600.0
     static let gapBounds: [Double] = [300, 1800, 7200, 43_200]
 
-    var longClock: DecayClock
-    var recentClock: DecayClock
-    var frecencyClock: DecayClock
-    var kernel: CircularTimeKernel
-    var newest = FeatureState.never
+    @exclusivity(unchecked) var longClock: DecayClock
+    @exclusivity(unchecked) var recentClock: DecayClock
+    @exclusivity(unchecked) var frecencyClock: DecayClock
+    @exclusivity(unchecked) var kernel: CircularTimeKernel
+    @exclusivity(unchecked) var newest = FeatureState.never
 
-    var widgets = Interner()
-    var apps = Interner()
-    var stacks = Interner()
-    var places = Interner()
-    var contextKeys = Interner()
-    var pairs = Interner()
+    @exclusivity(unchecked) var widgets = Interner()
+    @exclusivity(unchecked) var apps = Interner()
+    @exclusivity(unchecked) var stacks = Interner()
+    @exclusivity(unchecked) var places = Interner()
+    @exclusivity(unchecked) var contextKeys = Interner()
+    @exclusivity(unchecked) var pairs = Interner()
 
     // Stacks.
-    var stackWidgets: [[Int32]] = []
-    var stackConfigs: [[WidgetConfig]] = []
-    var stackConfigTime: [Double] = []
-    var stackPins: [Int32] = []
-    var stackPinTime: [Double] = []
+    @exclusivity(unchecked) var stackWidgets: [[Int32]] = []
+    @exclusivity(unchecked) var stackConfigs: [[WidgetConfig]] = []
+    @exclusivity(unchecked) var stackConfigTime: [Double] = []
+    @exclusivity(unchecked) var stackPins: [Int32] = []
+    @exclusivity(unchecked) var stackPinTime: [Double] = []
 
     // Per widget.
-    var widgetApp: [Int32] = []
-    var usage: [Double] = []
-    var recent: [Double] = []
-    var lastUsed: [Double] = []
-    var lastUsedOffset: [Int32] = []
-    var totalUses: [Double] = []
-    var frecency: [Double] = []        // decayed with `frecencyClock`, for the `frecency` baseline
-    var hourCounts: [Double] = []      // widget * 24 + local hour, not decayed
-    var timeBins: [Double] = []        // widget * 192 + dayType * 96 + bin, long decay
-    var rejections: [Double] = []      // widget * 96 + bin, long decay
-    var rejectionTotal: [Double] = []  // not decayed, for explanations
-    var dayMasks: [UInt32] = []        // widget * 192 + dayType * 96 + bin: bit i = used on day (maskDay - i)
-    var maskDays: [Int32] = []
-    var hintScore: [Double] = []
-    var hintStart: [Double] = []
-    var hintEnd: [Double] = []
-    var hintOffset: [Int32] = []
-    var hintMax: [Double] = []
-    var hintSum: [Double] = []
-    var hintCount: [Double] = []
-    var pendingImpression: [Double] = []
-    var pendingImpressionBin: [Int16] = []
+    @exclusivity(unchecked) var widgetApp: [Int32] = []
+    @exclusivity(unchecked) var usage: [Double] = []
+    @exclusivity(unchecked) var recent: [Double] = []
+    @exclusivity(unchecked) var lastUsed: [Double] = []
+    @exclusivity(unchecked) var lastUsedOffset: [Int32] = []
+    @exclusivity(unchecked) var totalUses: [Double] = []
+    @exclusivity(unchecked) var frecency: [Double] = []        // decayed with `frecencyClock`, for the `frecency` baseline
+    @exclusivity(unchecked) var hourCounts: [Double] = []      // widget * 24 + local hour, not decayed
+    @exclusivity(unchecked) var timeBins: [Double] = []        // widget * 192 + dayType * 96 + bin, long decay
+    @exclusivity(unchecked) var rejections: [Double] = []      // widget * 96 + bin, long decay
+    @exclusivity(unchecked) var rejectionTotal: [Double] = []  // not decayed, for explanations
+    @exclusivity(unchecked) var dayMasks: [UInt32] = []        // widget * 192 + dayType * 96 + bin: bit i = used on day (maskDay - i)
+    @exclusivity(unchecked) var maskDays: [Int32] = []
+    @exclusivity(unchecked) var hintScore: [Double] = []
+    @exclusivity(unchecked) var hintStart: [Double] = []
+    @exclusivity(unchecked) var hintEnd: [Double] = []
+    @exclusivity(unchecked) var hintOffset: [Int32] = []
+    @exclusivity(unchecked) var hintMax: [Double] = []
+    @exclusivity(unchecked) var hintSum: [Double] = []
+    @exclusivity(unchecked) var hintCount: [Double] = []
+    @exclusivity(unchecked) var pendingImpression: [Double] = []
+    @exclusivity(unchecked) var pendingImpressionBin: [Int16] = []
 
     // Per app (cold start of widgets configured after their app was used).
-    var appWidgets: [[Int32]] = []
-    var appUsage: [Double] = []
-    var appRecent: [Double] = []
-    var appLastUsed: [Double] = []
-    var appTotal: [Double] = []
+    @exclusivity(unchecked) var appWidgets: [[Int32]] = []
+    @exclusivity(unchecked) var appUsage: [Double] = []
+    @exclusivity(unchecked) var appRecent: [Double] = []
+    @exclusivity(unchecked) var appLastUsed: [Double] = []
+    @exclusivity(unchecked) var appTotal: [Double] = []
 
     // Context tables.
-    var placeTable = ContextTable()
-    var appTable = ContextTable()
-    var appGapTable = ContextTable()
-    var pairTable = ContextTable()
+    @exclusivity(unchecked) var placeTable = ContextTable()
+    @exclusivity(unchecked) var appTable = ContextTable()
+    @exclusivity(unchecked) var appGapTable = ContextTable()
+    @exclusivity(unchecked) var pairTable = ContextTable()
 
     // Current context.
-    var lastApp: Int32 = -1
-    var lastAppTime = FeatureState.never
-    var currentPlace: Int32 = -1
-    var placeTime = FeatureState.never
-    var placeExpiry = FeatureState.never
-    var placeIsCluster: [Bool] = []
-    var clusterer = PlaceClusterer()
-    var clusterPlaces: [Int32] = []
-    var currentPairs: [Int32] = []     // by context key
-    var pairTime: [Double] = []
+    @exclusivity(unchecked) var lastApp: Int32 = -1
+    @exclusivity(unchecked) var lastAppTime = FeatureState.never
+    @exclusivity(unchecked) var currentPlace: Int32 = -1
+    @exclusivity(unchecked) var placeTime = FeatureState.never
+    @exclusivity(unchecked) var placeExpiry = FeatureState.never
+    @exclusivity(unchecked) var placeIsCluster: [Bool] = []
+    @exclusivity(unchecked) var clusterer = PlaceClusterer()
+    @exclusivity(unchecked) var clusterPlaces: [Int32] = []
+    @exclusivity(unchecked) var currentPairs: [Int32] = []     // by context key
+    @exclusivity(unchecked) var pairTime: [Double] = []
 
     // Days with any engagement, for "k of the last n weekdays".
-    var activeMask: UInt32 = 0
-    var activeDay: Int32 = Int32.min
+    @exclusivity(unchecked) var activeMask: UInt32 = 0
+    @exclusivity(unchecked) var activeDay: Int32 = Int32.min
 
     init(halfLife: Double, recentHalfLife: Double, frecencyHalfLife: Double, bandwidth: Double) {
         longClock = DecayClock(halfLife: halfLife)
@@ -113,7 +117,7 @@ struct FeatureState: Sendable, Codable {
     // MARK: Recording
 
     /// Learns from one event.
-    mutating func record(_ event: Event) {
+    func record(_ event: Event) {
         let t = event.time
         let ts = t.secondsSinceEpoch
         if longClock.needsRescale(at: ts) { rescaleLong(to: ts) }
@@ -188,7 +192,7 @@ struct FeatureState: Sendable, Codable {
     }
 
     /// Counts one engagement of widget `w` under the current context.
-    mutating func engage(_ w: Int, at t: EventTime, weight: Double) {
+    func engage(_ w: Int, at t: EventTime, weight: Double) {
         let ts = t.secondsSinceEpoch
         let lw = longClock.weight(at: ts) * weight
         let second = t.localSecondsOfDay
@@ -211,7 +215,7 @@ struct FeatureState: Sendable, Codable {
         if ts >= pendingImpression[w] { pendingImpression[w] = Self.never }
     }
 
-    private mutating func markDay(_ day: Int32, mask i: Int) {
+    private func markDay(_ day: Int32, mask i: Int) {
         Self.setBit(day: day, mask: &dayMasks[i], maskDay: &maskDays[i])
         Self.setBit(day: day, mask: &activeMask, maskDay: &activeDay)
     }
@@ -232,14 +236,14 @@ struct FeatureState: Sendable, Codable {
         return maskDay != Int32.min && back >= 0 && back < 32 && (mask >> UInt32(back)) & 1 == 1
     }
 
-    private mutating func addRejection(_ w: Int, atSecond second: Int, time ts: Double, weight: Double) {
+    private func addRejection(_ w: Int, atSecond second: Int, time ts: Double, weight: Double) {
         rejections[w * 96 + CircularTimeKernel.bin(ofSecond: second)] += longClock.weight(at: ts) * weight
         rejectionTotal[w] += weight
     }
 
     /// An impression shown more than 10 minutes before `ts` and not followed by an engagement
     /// counts mildly against its widget (a quarter of a swipe away).
-    private mutating func commitImpression(_ w: Int, before ts: Double) {
+    private func commitImpression(_ w: Int, before ts: Double) {
         let p = pendingImpression[w]
         guard p > Self.never, ts - p > Self.impressionWindow else { return }
         let bin = Int(pendingImpressionBin[w])
@@ -277,7 +281,7 @@ struct FeatureState: Sendable, Codable {
 
     // MARK: Interning
 
-    mutating func internWidget(_ name: String) -> Int32 {
+    func internWidget(_ name: String) -> Int32 {
         let before = widgets.count
         let i = widgets.intern(name)
         if widgets.count > before {
@@ -296,7 +300,7 @@ struct FeatureState: Sendable, Codable {
         return i
     }
 
-    mutating func internApp(_ name: String) -> Int32 {
+    func internApp(_ name: String) -> Int32 {
         let before = apps.count
         let i = apps.intern(name)
         if apps.count > before {
@@ -306,7 +310,7 @@ struct FeatureState: Sendable, Codable {
         return i
     }
 
-    mutating func internStack(_ name: String) -> Int32 {
+    func internStack(_ name: String) -> Int32 {
         let before = stacks.count
         let i = stacks.intern(name)
         if stacks.count > before {
@@ -316,14 +320,14 @@ struct FeatureState: Sendable, Codable {
         return i
     }
 
-    private mutating func internPlace(_ name: String, isCluster: Bool) -> Int32 {
+    private func internPlace(_ name: String, isCluster: Bool) -> Int32 {
         let before = places.count
         let i = places.intern(name)
         if places.count > before { placeIsCluster.append(isCluster) }
         return i
     }
 
-    private mutating func configure(stack: String, widgets configs: [WidgetConfig], at ts: Double) {
+    private func configure(stack: String, widgets configs: [WidgetConfig], at ts: Double) {
         let s = Int(internStack(stack))
         guard ts >= stackConfigTime[s] else { return }
         stackConfigTime[s] = ts
@@ -350,7 +354,7 @@ struct FeatureState: Sendable, Codable {
 
     // MARK: Rescaling (amortised O(1): once every 200 e-folding times)
 
-    private mutating func rescaleLong(to ts: Double) {
+    private func rescaleLong(to ts: Double) {
         let f = longClock.factor(at: ts)
         for i in usage.indices { usage[i] *= f }
         for i in timeBins.indices { timeBins[i] *= f }
@@ -360,7 +364,7 @@ struct FeatureState: Sendable, Codable {
         longClock.origin = ts
     }
 
-    private mutating func rescaleRecent(to ts: Double) {
+    private func rescaleRecent(to ts: Double) {
         let f = recentClock.factor(at: ts)
         for i in recent.indices { recent[i] *= f }
         for i in appRecent.indices { appRecent[i] *= f }
