@@ -10,11 +10,40 @@ import Foundation
 /// let decision = try engine.decide(stack: "home", at: now)      // what is shown on top
 /// ```
 ///
+/// ## What it learns
+/// An *engagement* of a widget is a launch of its app or a tap on it (a swipe to it counts
+/// half). Per widget the engine keeps engagement counts decayed with `half_life` (14 d), a
+/// short-term count (`recent_half_life`, 1 h), counts per local 15-minute bin of the day split
+/// weekday/weekend (read through a circular von Mises kernel of `bandwidth` 45 min, so 23:50 is
+/// next to 00:10), per place, per previous app (and gap since it: < 5 min, < 30 min, < 2 h,
+/// < 12 h), per context key=value, its relevance hints, and its rejections (swipes away,
+/// impressions without an engagement within 10 min, a quarter each). Places come from `place`
+/// events (valid 12 h) or from `location` fixes clustered online within 150 m (fixes with
+/// `accuracy` over 250 m are ignored, coarser fixes move a place's centre less; valid 2 h).
+///
+/// ## How `contextual` scores
+/// A naive-Bayes sum of log-ratios, one per signal: how much likelier the widget is to be the
+/// next engaged given this time of day, place, previous app, context and recent use than in
+/// general. Each specific distribution is smoothed toward the more general one with `prior`
+/// pseudo-counts (previous app + gap → previous app → overall; weekday-or-weekend time →
+/// any-day time → overall; overall → configured order), so thin data backs off smoothly. A
+/// relevance hint adds `2 · (score / widget's own max hint − 0.5)`; a hint `<= 0` makes the
+/// widget ineligible for its `duration` (no duration: until its next hint) under every policy.
+/// Cold start: the configured order, then hints, then usage as it accumulates. `bandit`
+/// learns the weights of the same signals online and explores from a seeded generator.
+///
+/// ## Cost and determinism
 /// Work per event is O(1) amortised (O(stacks · widgets) for a `bandit` engagement); a ranking
 /// is O(widgets) plus small per-context lookups, never a scan of past events. Answers are a
-/// deterministic function of the events recorded and the seed. Events may arrive late; see
-/// `FeatureState` for how they count. Events are not filtered by `user`: the caller routes
-/// each user's events to that user's engine.
+/// deterministic function of the events recorded and the seed.
+///
+/// ## Late events
+/// Events older than the newest seen are accepted and never reorder anything: they are counted
+/// with the decay weight and local time of day of their own time (exactly as if on time), under
+/// the place, context and previous app current when they arrive. A late hint, pin, place,
+/// context, swipe or stack configuration older than the one in force does not replace it.
+/// Events are not filtered by `user`: the caller routes each user's events to that user's
+/// engine.
 public final class UserEngine {
     /// Whose events this engine learns from.
     public let user: String
@@ -67,7 +96,8 @@ public final class UserEngine {
            let s = features.stacks.index(of: stack), let w = features.widgets.index(of: to) {
             let ts = event.time.secondsSinceEpoch
             rotation.ensure(stacks: Int(s) + 1)
-            if ts >= rotation.since[Int(s)] || ts >= rotation.holdUntil[Int(s)] - rotationParameters.swipeHold {
+            // A late swipe older than the current top's start does not rewrite history.
+            if ts >= rotation.since[Int(s)] {
                 rotation.swiped(stack: Int(s), to: w, at: ts, hold: max(0, rotationParameters.swipeHold))
             }
         }
