@@ -101,6 +101,12 @@ public final class UserEngine {
                 rotation.swiped(stack: Int(s), to: w, at: ts, hold: max(0, rotationParameters.swipeHold))
             }
         }
+        if case .stackConfig(let stack, _) = event.payload, let s = features.stacks.index(of: stack) {
+            // A widget removed from a stack is no longer on top of it.
+            rotation.ensure(stacks: Int(s) + 1)
+            let top = rotation.top[Int(s)]
+            if top >= 0 && !features.stackWidgets[Int(s)].contains(top) { rotation.top[Int(s)] = -1 }
+        }
         external?.observe(event)
     }
 

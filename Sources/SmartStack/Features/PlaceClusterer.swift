@@ -29,11 +29,17 @@ struct PlaceClusterer: Sendable, Codable, Hashable {
         let w = accuracy.map { min(1, 50 / max($0, 1)) } ?? 1
         var best = -1
         var bestDistance = Double.infinity
+        // Squared equirectangular distance in radians, with the fix's own latitude scale: no
+        // trigonometry per place.
+        let scale = cos(lat * .pi / 180)
         for i in latitudes.indices {
-            let d = Self.distance(latitudes[i], longitudes[i], lat, lon)
+            var dl = (longitudes[i] - lon) * .pi / 180
+            if dl > .pi { dl -= 2 * .pi } else if dl < -.pi { dl += 2 * .pi }
+            let x = dl * scale, y = (latitudes[i] - lat) * .pi / 180
+            let d = x * x + y * y
             if d < bestDistance { bestDistance = d; best = i }
         }
-        if best >= 0, bestDistance <= radius {
+        if best >= 0, Self.distance(latitudes[best], longitudes[best], lat, lon) <= radius {
             let total = weights[best] + w
             latitudes[best] += (lat - latitudes[best]) * w / total
             longitudes[best] += (lon - longitudes[best]) * w / total

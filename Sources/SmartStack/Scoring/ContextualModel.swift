@@ -89,7 +89,7 @@ enum ContextualModel {
                         totals.dt += scratch.raw[r + 3]; totals.place += scratch.raw[r + 4]
                         totals.app += scratch.raw[r + 5]; totals.gap += scratch.raw[r + 6]
                         totals.recent += scratch.raw[r + 7]
-                        order *= orderDecay
+                        order = max(order * orderDecay, 1e-9)
                     }
                 }
             }
