@@ -92,6 +92,17 @@ import SmartStack
         #expect(work.top == "c")
     }
 
+    @Test func reconfiguringAStackReleasesAWidgetItNoLongerHolds() throws {
+        var s = routine()
+        s.configure("work", ["a", "c"])
+        let e = try s.engine(rotation: .immediate)
+        #expect(try e.decide(stack: "home", at: Script.time(day: 7, 8)).top == "a")
+        #expect(try e.decide(stack: "work", at: Script.time(day: 7, 8)).top == "c")
+        e.record(Event(time: Script.time(day: 7, 8, 1), user: "u", payload: .stackConfig(stack: "home", widgets: [WidgetConfig(id: "b", app: "app.b")])))
+        #expect(try e.decide(stack: "work", at: Script.time(day: 7, 8, 2)).top == "a")
+        #expect(e.stacks["home"]?.map(\.id) == ["b"])
+    }
+
     @Test func ineligibleTopIsReplacedDespiteDwell() throws {
         let e = try routine().engine(rotation: RotationParameters(hysteresisMargin: 0.5, minimumDwell: 86_400, maximumRotationsPerDay: 0, swipeHold: 0))
         #expect(try e.decide(stack: "home", at: Script.time(day: 7, 8)).top == "a")
