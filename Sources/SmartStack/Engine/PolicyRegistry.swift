@@ -50,7 +50,9 @@ public enum PolicyRegistry {
         PolicyInfo(
             name: "contextual",
             summary: "SmartStack's model: time of day, weekday, place, app sequence, context, hints, feedback, with Bayesian back-off",
-            parameters: contextualParameters),
+            parameters: contextualParameters + [
+                PolicyParameter(name: "learning_rate", defaultValue: "0.02", summary: "step size for learning the signal weights online (0 = fixed naive-Bayes weights)"),
+            ]),
         PolicyInfo(
             name: "bandit",
             summary: "online logistic model over the contextual features with seeded exploration; logs its propensity",

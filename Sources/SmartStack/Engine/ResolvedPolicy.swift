@@ -25,6 +25,7 @@ struct ResolvedPolicy: Sendable, Hashable, Codable {
             throw EngineError("unknown policy '\(spec.name)' (valid: \(PolicyRegistry.names.joined(separator: ", ")))")
         }
         self.kind = kind
+        if kind == .contextual { learningRate = 0.02 }
         for key in spec.parameters.keys.sorted() {
             let value = spec.parameters[key]!
             guard info.parameters.contains(where: { $0.name == key }) else {

@@ -14,7 +14,7 @@ extension UserEngine {
         let n = features.stackWidgets[s].count
         switch policy.kind {
         case .contextual, .bandit:
-            let theta = policy.kind == .bandit ? bandit.theta : ContextualModel.defaultWeights
+            let theta = learnsWeights ? bandit.theta : ContextualModel.defaultWeights
             var found: [Reason] = []
             for feature in ContextualModel.Feature.allCases {
                 let c = theta[feature.rawValue] * scratch.features[i * ContextualModel.featureCount + feature.rawValue]
@@ -49,7 +49,7 @@ extension UserEngine {
         case .base:
             let uses = features.totalUses[w]
             if uses == 0 { return positive ? "early in the configured order" : "not used yet" }
-            return (positive ? "often used (" : "rarely used (") + ReasonText.times(uses) + ")"
+            return (positive ? "often used lately (" : "less used lately (") + ReasonText.times(uses) + " in all)"
         case .time:
             return timeText(widget: w, at: time, positive: positive)
         case .place:

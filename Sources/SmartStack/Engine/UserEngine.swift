@@ -29,8 +29,12 @@ import Foundation
 /// any-day time → overall; overall → configured order), so thin data backs off smoothly. A
 /// relevance hint adds `2 · (score / widget's own max hint − 0.5)`; a hint `<= 0` makes the
 /// widget ineligible for its `duration` (no duration: until its next hint) under every policy.
-/// Cold start: the configured order, then hints, then usage as it accumulates. `bandit`
-/// learns the weights of the same signals online and explores from a seeded generator.
+/// Cold start: the configured order, then hints, then usage as it accumulates. The weights of
+/// the signals start at 1 (0.5 for context pairs, 2 for hints) and are learned online by a
+/// softmax-regression gradient step (`learning_rate`, default 0.02) at each *session start*
+/// (an engagement at least 5 min after the previous app launch), which corrects naive-Bayes
+/// double counting per person. `bandit` is the same model with `learning_rate` 0.05 that
+/// explores (epsilon-greedy or softmax) from a seeded generator and reports its propensity.
 ///
 /// ## Cost and determinism
 /// Work per event is O(1) amortised (O(stacks · widgets) for a `bandit` engagement); a ranking
@@ -90,7 +94,7 @@ public final class UserEngine {
 
     /// Learns from one event (late events accepted).
     public func record(_ event: Event) {
-        if policy.kind == .bandit { learnBandit(from: event) }
+        if learnsWeights { learnBandit(from: event) }
         features.record(event)
         if case .widgetSwipe(let stack, _, let to) = event.payload,
            let s = features.stacks.index(of: stack), let w = features.widgets.index(of: to) {
@@ -242,6 +246,15 @@ public final class UserEngine {
         return gain >= p.hysteresisMargin ? challenger : current
     }
 
+    /// Minimum seconds since the previous app launch for an engagement to train the weights.
+    static let sessionGap = 300.0
+
+    /// Whether the signal weights are learned online (`bandit`, or `contextual` with a
+    /// positive `learning_rate`).
+    var learnsWeights: Bool {
+        policy.kind == .bandit || (policy.kind == .contextual && policy.learningRate > 0)
+    }
+
     func stackIndex(_ name: String) throws(EngineError) -> Int {
         if let s = features.stacks.index(of: name), features.stackConfigTime[Int(s)] > FeatureState.never {
             return Int(s)
@@ -266,7 +279,7 @@ public final class UserEngine {
         switch policy.kind {
         case .contextual, .bandit:
             ContextualModel.features(features, widgets: widgets, at: time, prior: policy.prior, scratch: &scratch)
-            let theta = policy.kind == .bandit ? bandit.theta : ContextualModel.defaultWeights
+            let theta = learnsWeights ? bandit.theta : ContextualModel.defaultWeights
             let F = ContextualModel.featureCount
             for i in 0..<n {
                 var v = 0.0
@@ -318,6 +331,11 @@ public final class UserEngine {
     /// One online step of the bandit for every widget this event engages, from the state just
     /// before the event.
     private func learnBandit(from event: Event) {
+        // Learn from session starts only: engagements at least `sessionGap` after the previous
+        // app launch. They are the engagements a decision at screen-on has to predict, and
+        // skipping the rest of each session keeps recording cheap.
+        let ts = event.time.secondsSinceEpoch
+        guard ts - features.lastAppTime >= Self.sessionGap || features.lastAppTime > ts else { return }
         var engaged: [Int32] = []
         switch event.payload {
         case .appLaunch(let app):

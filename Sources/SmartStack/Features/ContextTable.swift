@@ -11,6 +11,11 @@ struct ContextTable: Sendable, Codable, Hashable {
         return widget < row.count ? row[widget] : 0
     }
 
+    /// The row of `context` (empty if none), to read many widgets with one lookup.
+    @inline(__always) func row(_ context: Int) -> [Double] {
+        context >= 0 && context < rows.count ? rows[context] : []
+    }
+
     mutating func add(_ amount: Double, _ context: Int, _ widget: Int) {
         guard context >= 0 else { return }
         if context >= rows.count { rows.append(contentsOf: repeatElement([], count: context + 1 - rows.count)) }

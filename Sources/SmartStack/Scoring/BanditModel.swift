@@ -1,11 +1,12 @@
 import Foundation
 
-/// The `bandit` policy's learner: a multinomial logistic (softmax) model over the
+/// The learner of the signal weights of `contextual` and `bandit`: a multinomial logistic (softmax) model over the
 /// `ContextualModel` features, `score(w) = θ · x(w)`, trained online by one stochastic gradient
 /// step per engagement: `θ += rate · (x(engaged) − Σ p(w) x(w))`, with `p` the model's softmax
 /// over the stack, computed from the state just before the engagement. θ starts at the
 /// contextual model's weights, and a weak pull (1% of the step) keeps it near them when data
-/// is scarce. Exploration (in `UserEngine.decide`) uses a seeded `SeededGenerator`.
+/// is scarce. Only session starts train it (see `UserEngine.sessionGap`). Exploration (in
+/// `UserEngine.decide`, `bandit` only) uses a seeded `SeededGenerator`.
 struct BanditModel: Sendable, Codable, Hashable {
     var theta: [Double] = ContextualModel.defaultWeights
     var updates = 0

@@ -24,8 +24,9 @@ import Foundation
 /// - `feedback = log((E + 1) / (E + 1 + R))`: `E` engagements and `R` rejections (swipes away,
 ///   ignored impressions) around this time of day.
 ///
-/// Default weights: `ContextualModel.defaultWeights` (1 for each log-ratio, 0.5 for context
-/// pairs, 2 for hints, 1 for feedback).
+/// Initial weights: `ContextualModel.defaultWeights` (1 for each log-ratio, 0.5 for context
+/// pairs, 2 for hints, 1 for feedback), then learned online by `BanditModel` from session
+/// starts unless `learning_rate=0`.
 enum ContextualModel {
     static let featureCount = 8
     enum Feature: Int, CaseIterable { case base, time, place, sequence, context, recent, hint, feedback }
@@ -60,6 +61,10 @@ enum ContextualModel {
 
         var totals = (u: 0.0, c0: 0.0, all: 0.0, dt: 0.0, place: 0.0, app: 0.0, gap: 0.0, recent: 0.0)
         var order = 1.0
+        // Hoisted reads: one retain per array instead of one per widget.
+        let usage = fs.usage, recent = fs.recent
+        let placeRow = fs.placeTable.row(place), appRow = fs.appTable.row(app), gapRow = fs.appGapTable.row(appGap)
+        @inline(__always) func at(_ row: [Double], _ w: Int) -> Double { w < row.count ? row[w] : 0 }
         scratch.kernel.withUnsafeBufferPointer { kw in
             fs.timeBins.withUnsafeBufferPointer { bins in
                 fs.rejections.withUnsafeBufferPointer { rej in
@@ -77,13 +82,13 @@ enum ContextualModel {
                         }
                         let r = i * R
                         scratch.raw[r] = order
-                        scratch.raw[r + 1] = fs.usage[w] * fL
+                        scratch.raw[r + 1] = usage[w] * fL
                         scratch.raw[r + 2] = all * fL
                         scratch.raw[r + 3] = dt * fL
-                        scratch.raw[r + 4] = fs.placeTable.value(place, w) * fL
-                        scratch.raw[r + 5] = fs.appTable.value(app, w) * fL
-                        scratch.raw[r + 6] = fs.appGapTable.value(appGap, w) * fL
-                        scratch.raw[r + 7] = fs.recent[w] * fR
+                        scratch.raw[r + 4] = at(placeRow, w) * fL
+                        scratch.raw[r + 5] = at(appRow, w) * fL
+                        scratch.raw[r + 6] = at(gapRow, w) * fL
+                        scratch.raw[r + 7] = recent[w] * fR
                         scratch.raw[r + 8] = rr * fL
                         totals.u += order; totals.c0 += scratch.raw[r + 1]; totals.all += scratch.raw[r + 2]
                         totals.dt += scratch.raw[r + 3]; totals.place += scratch.raw[r + 4]
@@ -96,6 +101,7 @@ enum ContextualModel {
         }
         let a = prior
         let dn = Double(n)
+        let hintStart = fs.hintStart, hintEnd = fs.hintEnd, hintScore = fs.hintScore, hintMax = fs.hintMax
         for i in 0..<n {
             let r = i * R
             let u = scratch.raw[r] / totals.u
@@ -117,8 +123,8 @@ enum ContextualModel {
             x[o + 4] = 0
             x[o + 5] = log((scratch.raw[r + 7] + a * p0) / (totals.recent + a) / p0)
             let w = Int(widgets[i])
-            if let h = fs.hint(w, at: ts), h > 0, fs.hintMax[w] > 0 {
-                x[o + 6] = min(h / fs.hintMax[w], 1) - 0.5
+            if hintStart[w] <= ts && ts < hintEnd[w] && hintScore[w] > 0 && hintMax[w] > 0 {
+                x[o + 6] = min(hintScore[w] / hintMax[w], 1) - 0.5
             } else {
                 x[o + 6] = 0
             }
@@ -127,13 +133,13 @@ enum ContextualModel {
         }
         // Context pairs: one smoothed distribution per key currently set.
         for pair in fs.currentPairs where pair >= 0 {
-            let c = Int(pair)
+            let row = fs.pairTable.row(Int(pair))
             var total = 0.0
-            for i in 0..<n { total += fs.pairTable.value(c, Int(widgets[i])) * fL }
+            for i in 0..<n { total += at(row, Int(widgets[i])) * fL }
             if total == 0 { continue }
             for i in 0..<n {
                 let p0 = scratch.raw[i * R + 9]
-                let v = fs.pairTable.value(c, Int(widgets[i])) * fL
+                let v = at(row, Int(widgets[i])) * fL
                 x[i * F + 4] += log((v + a * p0) / (total + a) / p0)
             }
         }
