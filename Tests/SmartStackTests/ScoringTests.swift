@@ -108,6 +108,26 @@ import SmartStack
         #expect(seen.count == 3)
     }
 
+    @Test func learningUpweightsAPerfectlyPredictiveSignal() throws {
+        var s = Script()
+        s.configure("home", ["a", "b"])
+        // After com.mail comes a, after com.news comes b, at every hour alike.
+        for day in 0..<20 {
+            for hour in stride(from: 8, to: 20, by: 2) {
+                let mail = (day + hour / 2) % 2 == 0
+                s.add(Script.time(day: day, hour), .appLaunch(app: mail ? "com.mail" : "com.news"))
+                s.launch(mail ? "a" : "b", Script.time(day: day, hour, 10))
+            }
+        }
+        s.add(Script.time(day: 20, 9), .appLaunch(app: "com.mail"))
+        let at = Script.time(day: 20, 9, 9)
+        let gap = { (r: Ranking) in r.widget("a")!.score - r.widget("b")!.score }
+        let fixed = try s.engine("contextual:learning_rate=0").ranking(stack: "home", at: at)
+        let learned = try s.engine("contextual:learning_rate=0.2").ranking(stack: "home", at: at)
+        #expect(fixed.top == "a" && learned.top == "a")
+        #expect(gap(learned) > gap(fixed) + 0.2)
+    }
+
     @Test func softmaxPropensitiesMatchTheScores() throws {
         let e = try usage().engine("bandit:exploration=softmax,temperature=1", rotation: .immediate, seed: 3)
         let d = try e.decide(stack: "home", at: Script.time(day: 13, 8))
