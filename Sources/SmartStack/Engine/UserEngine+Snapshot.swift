@@ -1,5 +1,3 @@
-import Foundation
-
 /// Saving and restoring a user's whole learned state.
 extension UserEngine {
     /// Everything an engine learned, as saved by `snapshot()`.
@@ -15,14 +13,12 @@ extension UserEngine {
     }
 
     /// Serialized state, restorable with `init(user:policy:rotation:seed:restoring:)`.
-    /// A binary property list of the learned state (about 2 KB per widget plus the context
-    /// tables). An outside `WidgetScorer`'s own state is not included.
+    /// A compact binary encoding of the learned state (`SnapshotCoder`: about 4 KB per widget
+    /// plus the context tables). An outside `WidgetScorer`'s own state is not included.
     /// - Complexity: O(size of the state).
     public func snapshot() -> [UInt8] {
-        let encoder = PropertyListEncoder()
-        encoder.outputFormat = .binary
         let s = Snapshot(user: user, policy: policy, features: features, rotation: rotation, bandit: bandit, generator: generator)
-        do { return [UInt8](try encoder.encode(s)) } catch {
+        do { return try SnapshotCoder.encode(s) } catch {
             // Every field is a plain number, string or array of them: encoding cannot fail.
             preconditionFailure("encoding a UserEngine snapshot failed: \(error)")
         }
@@ -34,7 +30,7 @@ extension UserEngine {
     public convenience init(user: String, policy: PolicySpec, rotation: RotationParameters = RotationParameters(), seed: UInt64 = 0, restoring snapshot: [UInt8]) throws(EngineError) {
         let resolved = try ResolvedPolicy(policy)
         let s: Snapshot
-        do { s = try PropertyListDecoder().decode(Snapshot.self, from: Data(snapshot)) } catch {
+        do { s = try SnapshotCoder.decode(Snapshot.self, from: snapshot) } catch {
             throw EngineError("snapshot for user '\(user)' is not readable (\(snapshot.count) bytes): \(error)")
         }
         guard s.version == Snapshot.currentVersion else {
