@@ -87,6 +87,9 @@ import SmartStack
         #expect(throws: EngineError.self) { try UserEngine(user: "u", policy: PolicySpec(parsing: "contextual:half_life=2d"), restoring: bytes) }
         #expect(throws: EngineError.self) { try UserEngine(user: "v", policy: PolicySpec(parsing: "contextual"), restoring: bytes) }
         #expect(throws: EngineError.self) { try UserEngine(user: "u", policy: PolicySpec(parsing: "contextual"), restoring: [1, 2, 3]) }
+        for cut in [bytes.count / 3, bytes.count / 2, bytes.count - 1] {
+            #expect(throws: EngineError.self) { try UserEngine(user: "u", policy: PolicySpec(parsing: "contextual"), restoring: Array(bytes.prefix(cut))) }
+        }
     }
 
     @Test func sameSeedSameAnswersOtherSeedOtherExploration() throws {

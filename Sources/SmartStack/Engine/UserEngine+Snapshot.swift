@@ -36,6 +36,15 @@ extension UserEngine {
         guard s.version == Snapshot.currentVersion else {
             throw EngineError("snapshot for user '\(user)' has version \(s.version); this engine reads version \(Snapshot.currentVersion)")
         }
+        let stacks = s.features.stacks.count, widgets = s.features.widgets.count
+        let r = s.rotation
+        guard s.features.isConsistent,
+              [r.top.count, r.since.count, r.day.count, r.rotationsToday.count, r.holdWidget.count, r.holdUntil.count]
+                .allSatisfy({ $0 <= stacks && $0 == r.top.count }),
+              (r.top + r.holdWidget).allSatisfy({ $0 >= -1 && $0 < widgets }),
+              s.bandit.theta.count == ContextualModel.featureCount else {
+            throw EngineError("snapshot for user '\(user)' is inconsistent (corrupt bytes?)")
+        }
         guard s.user == user else {
             throw EngineError("snapshot is for user '\(s.user)', not '\(user)'")
         }

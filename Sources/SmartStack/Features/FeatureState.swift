@@ -352,6 +352,29 @@ final class FeatureState: Codable {
         }
     }
 
+    /// Whether the per-widget, per-app and per-stack arrays agree with the interned names
+    /// (checked when restoring a snapshot, so corrupt bytes fail cleanly instead of trapping).
+    var isConsistent: Bool {
+        let w = widgets.count, a = apps.count, st = stacks.count
+        var perWidget: [Int] = [widgetApp.count, usage.count, recent.count, lastUsed.count, lastUsedOffset.count]
+        perWidget += [totalUses.count, frecency.count, rejectionTotal.count, hintScore.count, hintStart.count]
+        perWidget += [hintEnd.count, hintOffset.count, hintMax.count, hintSum.count, hintCount.count]
+        perWidget += [pendingImpression.count, pendingImpressionBin.count]
+        let perApp: [Int] = [appWidgets.count, appUsage.count, appRecent.count, appLastUsed.count, appTotal.count]
+        let perStack: [Int] = [stackWidgets.count, stackConfigs.count, stackConfigTime.count, stackPins.count, stackPinTime.count]
+        guard perWidget.allSatisfy({ $0 == w }), perApp.allSatisfy({ $0 == a }), perStack.allSatisfy({ $0 == st }) else { return false }
+        guard hourCounts.count == w * 24, timeBins.count == w * 192, rejections.count == w * 96 else { return false }
+        guard dayMasks.count == w * 192, maskDays.count == w * 192, placeIsCluster.count == places.count else { return false }
+        guard currentPairs.count == contextKeys.count, pairTime.count == contextKeys.count else { return false }
+        guard widgetApp.allSatisfy({ $0 >= -1 && $0 < a }), stackPins.allSatisfy({ $0 >= -1 && $0 < w }) else { return false }
+        guard stackWidgets.allSatisfy({ $0.allSatisfy { $0 >= 0 && $0 < w } }) else { return false }
+        guard appWidgets.allSatisfy({ $0.allSatisfy { $0 >= 0 && $0 < w } }) else { return false }
+        guard currentPairs.allSatisfy({ $0 >= -1 && $0 < pairs.count }) else { return false }
+        guard clusterPlaces.allSatisfy({ $0 >= 0 && $0 < places.count }) else { return false }
+        guard lastApp >= -1, lastApp < a, currentPlace >= -1, currentPlace < places.count else { return false }
+        return true
+    }
+
     // MARK: Rescaling (amortised O(1): once every 200 e-folding times)
 
     private func rescaleLong(to ts: Double) {
