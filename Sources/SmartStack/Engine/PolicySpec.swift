@@ -51,7 +51,7 @@ public struct PolicySpec: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension StringProtocol {
-    func trimmingBlanks() -> String {
+    fileprivate func trimmingBlanks() -> String {
         var s = Substring(self)
         while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
         while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
