@@ -175,6 +175,10 @@ public struct EvaluateCommand: SubcommandProtocol {
     }
 
     public func run(_ output: CommandOutput) throws -> Int32 {
+        for path in datasets + (database.map { [$0] } ?? []) where !FileManager.default.isReadableFile(atPath: path) {
+            let exists = FileManager.default.fileExists(atPath: path)
+            throw CommandFailure("cannot read dataset '\(path)': \(exists ? "permission denied" : "no such file")")
+        }
         let factories = try policyFactories()
         if let reference, !factories.contains(where: { $0.name == reference }) {
             throw UsageError("reference policy '\(reference)' is not among the evaluated policies (\(factories.map(\.name).joined(separator: ", ")))")
