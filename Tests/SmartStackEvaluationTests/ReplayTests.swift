@@ -207,11 +207,51 @@ import SmartStack
                       Fixture.launch(4, "b"),
                       Fixture.screen(30), Fixture.event(30, .widgetImpression(stack: "s", widget: "a", propensity: 0.5, policy: "log"))]
         let r = try Fixture.replay(events, policies: [StaticPolicy()])
-        let imps = r.perPolicy[0].impressions
+        let imps = r.impressions
         #expect(imps.count == 2)
+        #expect(r.perPolicy[0].impressionActions == [0, 0])
         #expect(imps.map(\.loggedAction) == [1, 0])
-        #expect(imps.map(\.reward) == [1, 0])
-        #expect(imps.map(\.policyAction) == [0, 0])
-        #expect(imps.allSatisfy { $0.actionCount == 2 && $0.propensity == 0.5 })
+        #expect(imps.map(\.isEngaged) == [true, false])
+        #expect(imps.allSatisfy { $0.actionCount == 2 && $0.propensity == 0.5 && $0.hour == 8 && $0.stack == 0 })
+    }
+
+    /// Impressions logged by a uniform logger over [a, b]; b engaged after its impressions only.
+    static func loggedDataset() -> [Event] {
+        var events = [Fixture.config(0, ["a", "b"])]
+        for k in 0..<40 {
+            let t = Double(k) * 30 + 1
+            let shown = k % 2 == 0 ? "a" : "b"
+            events.append(Fixture.screen(t))
+            events.append(Fixture.event(t, .widgetImpression(stack: "s", widget: shown, propensity: 0.5, policy: "uniform")))
+            if shown == "b" { events.append(Fixture.launch(t + 2, "b")) }
+        }
+        return events
+    }
+
+    @Test func offPolicyEstimatesArePairedWithEachPolicy() throws {
+        let report = try Evaluator(options: Fixture.options(bootstrap: 0))
+            .evaluate(.events(Self.loggedDataset(), name: "x"), policies: [staticFactory, PolicyFactory(name: "always-b") { _, _ in ScriptedPolicy(["b"]) }])
+        let showsA = try #require(report.policies[0].ope)
+        let showsB = try #require(report.policies[1].ope)
+        #expect(showsA.impressions == 40 && showsB.impressions == 40)
+        #expect(showsA.loggedRate == 0.5)
+        // Replay (Li et al.) keeps the rounds where the policy's pick is the logged widget:
+        // a is never engaged, b always.
+        let replayA = try #require(showsA.estimates?.estimates.first { $0.estimator == .replay })
+        let replayB = try #require(showsB.estimates?.estimates.first { $0.estimator == .replay })
+        #expect(replayA.value == 0)
+        #expect(replayB.value == 1)
+        #expect(showsA.note == nil)
+    }
+
+    @Test func offPolicyRoundsAreSampledBeyondTheLimitAlikeForEveryPolicy() throws {
+        var o = Fixture.options(bootstrap: 0)
+        o.offPolicyRoundLimit = 10
+        let report = try Evaluator(options: o)
+            .evaluate(.events(Self.loggedDataset(), name: "x"), policies: [staticFactory, PolicyFactory(name: "always-b") { _, _ in ScriptedPolicy(["b"]) }])
+        let a = try #require(report.policies[0].ope), b = try #require(report.policies[1].ope)
+        #expect(a.impressions == 10 && b.impressions == 10)
+        #expect(a.note?.contains("sample of 10 of the 40") == true)
+        #expect(a.loggedRate == b.loggedRate)   // the same sample
     }
 }

@@ -45,8 +45,8 @@ public struct EvaluateCommand: SubcommandProtocol {
           -h, --help              Show help information.
         """
 
-    /// The policies `all` stands for (the engine's built-in policies of issue 3).
-    public static let builtInPolicies = ["static", "round-robin", "mru", "mfu", "frecency", "time-of-day", "contextual", "bandit"]
+    /// The policies `all` stands for: every policy of the engine's registry.
+    public static var builtInPolicies: [String] { PolicyRegistry.names }
 
     /// Dataset files.
     public var datasets: [String]

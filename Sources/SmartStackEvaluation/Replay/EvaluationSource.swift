@@ -149,7 +149,7 @@ struct UserEventReader {
             scan.counts[e.user, default: 0] += 1
             note(e, in: &scan)
             n += 1
-            if n & 0xFFFF == 0 { counters.events.store(n, ordering: .relaxed) }
+            if n & 0xFFF == 0 { counters.events.store(n, ordering: .relaxed) }
         }
         // A user continuing from one file into the next is still one run, but a user met again
         // in a later file after others is not.

@@ -68,7 +68,7 @@ public struct Evaluator: Sendable {
         let failure = Mutex<(user: String, error: any Error)?>(nil)
         let group = DispatchGroup()
         let options = self.options
-        let collectImpressions = true
+        let collectImpressions = options.offPolicyEstimates
         for _ in 0..<threads {
             DispatchQueue.global().async(group: group) {
                 let replay = UserReplay(options: options, policyCount: policies.count)
@@ -221,14 +221,15 @@ public struct Evaluator: Sendable {
                 intervals = Self.intervals(changes: evaluated[u].perPolicy[p].topChanges, stacks: evaluated[u].stacks,
                                            bounds: timelineBounds, lastEvent: evaluated[u].lastEventNanoseconds)
             }
-            let impressions = evaluated.flatMap { $0.perPolicy[p].impressions }
-            let ope = OffPolicyIntegration.report(impressions: impressions)
+            let impressions = evaluated.map { UserImpressions(stacks: $0.stacks, impressions: $0.impressions, actions: $0.perPolicy[p].impressionActions) }
+            let ope = OffPolicyIntegration.report(impressions: impressions, options: options)
             reports.append(PolicyReport(name: policies[p].name, metrics: metrics, ci: boot.intervals[p], byHour: byHour,
                                         byUser: byUser, ope: ope, paired: paired, timeline: intervals))
         }
         let dataset = DatasetSummary(
             name: source.name, sources: source.descriptions,
-            events: results.reduce(0) { $0 + $1.events }, users: results.count,
+            events: results.reduce(0) { $0 + $1.events }, mergedRepeats: results.reduce(0) { $0 + $1.mergedRepeats },
+            users: results.count,
             usersEvaluated: evaluated.count, usersSkipped: skipped, decisionPoints: decisionPoints,
             usersWithScreenOn: evaluated.filter { $0.rule == .screenOn }.count, userDays: table.dayUser.count,
             first: scan.first?.rfc3339, last: scan.last?.rfc3339)

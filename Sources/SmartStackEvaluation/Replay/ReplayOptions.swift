@@ -28,6 +28,13 @@ public struct ReplayOptions: Sendable, Hashable {
     public var bootstrapResamples: Int = 1000
     /// A return to the previous top within this many seconds is a flicker. Default 900 (15 min).
     public var flickerWindow: Double = 900
+    /// Whether logged `widget_impression` events with a propensity are paired with each policy
+    /// and given to the off-policy estimators (`ope` in the report). Default `true`.
+    public var offPolicyEstimates: Bool = true
+    /// The most logged impressions given to the off-policy estimators per policy; beyond it, a
+    /// seeded uniform sample of this size (the same impressions for every policy) keeps their
+    /// memory bounded. Default 250 000.
+    public var offPolicyRoundLimit: Int = 250_000
     /// Worker threads replaying users in parallel (results do not depend on it).
     public var threads: Int = ReplayOptions.availableCores
     /// The largest number of events grouped in memory at once when a dataset is not sorted by

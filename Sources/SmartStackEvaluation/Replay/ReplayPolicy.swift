@@ -48,7 +48,9 @@ public struct PolicyFactory: Sendable {
     /// A built-in engine policy (`UserEngine(user:policy:rotation:seed:)`).
     public static func engine(_ spec: PolicySpec, rotation: RotationParameters = RotationParameters()) -> PolicyFactory {
         PolicyFactory(name: spec.description) { user, seed in
-            EngineReplayPolicy(engine: try UserEngine(user: user, policy: spec, rotation: rotation, seed: seed))
+            let engine = try UserEngine(user: user, policy: spec, rotation: rotation, seed: seed)
+            engine.explainsRankings = false   // reasons are not read during replay
+            return EngineReplayPolicy(engine: engine)
         }
     }
 
@@ -59,7 +61,9 @@ public struct PolicyFactory: Sendable {
         _ makeScorer: @escaping @Sendable (_ user: String) throws -> any WidgetScorer
     ) -> PolicyFactory {
         PolicyFactory(name: name) { user, _ in
-            EngineReplayPolicy(engine: UserEngine(user: user, scorer: try makeScorer(user), name: name, rotation: rotation))
+            let engine = UserEngine(user: user, scorer: try makeScorer(user), name: name, rotation: rotation)
+            engine.explainsRankings = false
+            return EngineReplayPolicy(engine: engine)
         }
     }
 }

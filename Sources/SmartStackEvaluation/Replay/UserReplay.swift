@@ -5,16 +5,18 @@ struct StackBook {
     struct Stack {
         var id: String
         var widgets: [WidgetConfig]
-        var byApp: [String: [String]] = [:]
         var ids: Set<String> = []
     }
+    typealias Matches = [(slot: Int, widgets: [String])]
     private(set) var stacks: [Stack] = []
     private var slotByID: [String: Int] = [:]
     /// User-local key of each (stack slot, widget id) ever configured.
-    private(set) var keys: [Int: [String: Int32]] = [:]
+    private var keys: [Int: [String: Int32]] = [:]
     private(set) var universe = 0
-
-    var isEmpty: Bool { !stacks.contains { !$0.widgets.isEmpty } }
+    /// Precomputed engagement matches (rebuilt on each configuration change, which is rare).
+    private var byApp: [String: Matches] = [:]
+    private var byWidget: [String: Matches] = [:]
+    private(set) var isEmpty = true
 
     func slot(of stack: String) -> Int? { slotByID[stack] }
 
@@ -28,33 +30,44 @@ struct StackBook {
         var s = Stack(id: stack, widgets: widgets)
         for w in widgets {
             s.ids.insert(w.id)
-            if let app = w.app { s.byApp[app, default: []].append(w.id) }
             if keys[slot, default: [:]][w.id] == nil {
                 keys[slot, default: [:]][w.id] = Int32(universe)
                 universe += 1
             }
         }
         stacks[slot] = s
+        byApp = [:]
+        byWidget = [:]
+        for (k, st) in stacks.enumerated() {
+            var apps: [String: [String]] = [:]
+            var appOrder: [String] = []
+            for w in st.widgets {
+                if byWidget[w.id]?.last?.slot != k { byWidget[w.id, default: []].append((k, [w.id])) }
+                if let app = w.app {
+                    if apps[app] == nil { appOrder.append(app) }
+                    apps[app, default: []].append(w.id)
+                }
+            }
+            for app in appOrder { byApp[app, default: []].append((k, apps[app]!)) }
+        }
+        isEmpty = !stacks.contains { !$0.widgets.isEmpty }
     }
 
     func key(slot: Int, widget: String) -> Int32? { keys[slot]?[widget] }
 
     /// The stacked widgets an event engages, per stack slot: a launch of a widget's app or a
     /// tap on a widget (only in the tap's own stack when it names one).
-    func engagements(of payload: EventPayload) -> [(slot: Int, widgets: [String])] {
+    ///
+    /// - Complexity: O(1) expected (one dictionary look-up), no allocation but for named taps.
+    func engagements(of payload: EventPayload) -> Matches {
         switch payload {
         case .appLaunch(let app):
-            var out: [(Int, [String])] = []
-            for (slot, s) in stacks.enumerated() { if let ws = s.byApp[app] { out.append((slot, ws)) } }
-            return out
+            return byApp[app] ?? []
         case .widgetTap(let widget, let stack):
-            if let stack {
-                guard let slot = slotByID[stack], stacks[slot].ids.contains(widget) else { return [] }
-                return [(slot, [widget])]
-            }
-            var out: [(Int, [String])] = []
-            for (slot, s) in stacks.enumerated() where s.ids.contains(widget) { out.append((slot, [widget])) }
-            return out
+            guard let all = byWidget[widget] else { return [] }
+            guard let stack else { return all }
+            guard let slot = slotByID[stack] else { return [] }
+            return all.filter { $0.slot == slot }
         default:
             return []
         }
@@ -106,7 +119,8 @@ struct UserReplay {
         var result = UserReplayResult(user: user)
         result.perPolicy = Array(repeating: PolicyUserTallies(), count: policies.count)
         let events = options.mergeRepeats ? Self.mergingRepeats(input) : input
-        result.events = events.count
+        result.events = input.count
+        result.mergedRepeats = input.count - events.count
         guard let first = events.first else {
             result.skipReason = "no events"
             return result
@@ -274,20 +288,21 @@ struct UserReplay {
                     guard let slot = book.slot(of: stack) else { break }
                     let candidates = book.stacks[slot].widgets.map(\.id)
                     guard let logged = candidates.firstIndex(of: widget) else { break }
-                    let reward = Self.isEngaged(widget: widget, slot: slot, after: k, in: events, until: ns + windowNs, book: book) ? 1.0 : 0.0
-                    let context = "\(stack)|\(event.time.localHour)"
-                    for p in 0..<policies.count where slot < tracks[p].count {
-                        guard let top = tracks[p][slot].top else { continue }
-                        result.perPolicy[p].impressions.append(LoggedImpression(
-                            actionCount: candidates.count, loggedAction: logged, propensity: propensity,
-                            reward: reward, policyAction: candidates.firstIndex(of: top), context: context))
+                    let engaged = Self.isEngaged(widget: widget, slot: slot, after: k, in: events, until: ns + windowNs, book: book)
+                    result.impressions.append(LoggedImpression(
+                        propensity: propensity, actionCount: Int16(clamping: candidates.count),
+                        loggedAction: Int16(clamping: logged), stack: Int16(clamping: slot),
+                        hour: UInt8(event.time.localHour), isEngaged: engaged))
+                    for p in 0..<policies.count {
+                        let top = slot < tracks[p].count ? tracks[p][slot].top : nil
+                        result.perPolicy[p].impressionActions.append(Int16(clamping: top.flatMap { candidates.firstIndex(of: $0) } ?? -1))
                     }
                 default:
                     break
                 }
             }
             processed += j - i
-            if processed >= 65_536 { progress?(processed); processed = 0 }
+            if processed >= 4096 { progress?(processed); processed = 0 }
             i = j
         }
         progress?(processed)

@@ -33,28 +33,21 @@ struct HourTally: Sendable, Hashable {
     }
 }
 
-/// One logged impression with a propensity, as seen next to one evaluated policy: the arrays
-/// the off-policy estimators take.
-public struct LoggedImpression: Sendable, Hashable {
+/// One logged impression with a propensity, stored compactly (16 bytes) until the off-policy
+/// estimators take it as a `LoggedRound`; each policy's action at it is kept apart (2 bytes).
+struct LoggedImpression: Sendable, Hashable {
+    /// Probability with which the logging policy showed the logged widget.
+    var propensity: Double
     /// Number of candidate actions (the stack's widgets at that moment).
-    public var actionCount: Int
+    var actionCount: Int16
     /// Index of the logged widget among the candidates.
-    public var loggedAction: Int
-    /// Probability with which the logging policy showed it.
-    public var propensity: Double
-    /// 1 if the logged widget was engaged within the attribution window, else 0.
-    public var reward: Double
-    /// Index of the evaluated policy's top among the candidates (`nil` if it is not one of them):
-    /// its action distribution is one-hot on it.
-    public var policyAction: Int?
-    /// A context key for reward models: `stack|hour` in the user's local time.
-    public var context: String
-
-    /// Creates a record.
-    public init(actionCount: Int, loggedAction: Int, propensity: Double, reward: Double, policyAction: Int?, context: String) {
-        self.actionCount = actionCount; self.loggedAction = loggedAction; self.propensity = propensity
-        self.reward = reward; self.policyAction = policyAction; self.context = context
-    }
+    var loggedAction: Int16
+    /// The stack's slot in the user's `stacks` (for the reward model's context).
+    var stack: Int16
+    /// The local hour of the impression (for the reward model's context).
+    var hour: UInt8
+    /// Whether the logged widget was engaged within the attribution window.
+    var isEngaged: Bool
 }
 
 /// One policy's tallies for one user.
@@ -62,13 +55,26 @@ struct PolicyUserTallies: Sendable {
     var days: [DaySummary] = []
     var byHour = [HourTally](repeating: HourTally(), count: 24)
     var topChanges: [TopChange] = []
-    var impressions: [LoggedImpression] = []
+    /// Per logged impression of the user (`UserReplayResult.impressions`), the index of this
+    /// policy's top among its candidates, or -1 when it had none there.
+    var impressionActions: [Int16] = []
+}
+
+/// One user's logged impressions and one policy's actions at them, with the names their stack
+/// slots stand for.
+struct UserImpressions: Sendable {
+    var stacks: [String]
+    var impressions: [LoggedImpression]
+    var actions: [Int16]
 }
 
 /// Everything the replay of one user produced.
 struct UserReplayResult: Sendable {
     var user: String
+    /// Events given (before merging repeats).
     var events = 0
+    /// App launches dropped as repeats.
+    var mergedRepeats = 0
     var skipReason: String?
     var rule = DecisionPointRule.engagement
     var decisionPoints = 0
@@ -83,6 +89,8 @@ struct UserReplayResult: Sendable {
     /// Stack ids by slot, in configuration order.
     var stacks: [String] = []
     var perPolicy: [PolicyUserTallies] = []
+    /// Logged impressions with a propensity (scored, in a known stack).
+    var impressions: [LoggedImpression] = []
     /// Engagements of stacked widgets (only those of the user's best day are kept at the end).
     var engagements: [EngagementRecord] = []
     var lastEventNanoseconds: Int64 = 0

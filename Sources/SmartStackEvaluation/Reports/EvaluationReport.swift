@@ -48,8 +48,10 @@ public struct DatasetSummary: Sendable, Hashable, Codable {
     public var name: String
     /// The JSONL files or database replayed.
     public var sources: [String]
-    /// Events read (after merging repeats, when on).
+    /// Events read.
     public var events: Int
+    /// App launches dropped as consecutive repeats of the same app (`merge_repeats`).
+    public var mergedRepeats: Int
     /// Distinct users in the data.
     public var users: Int
     /// Users replayed and scored.
@@ -68,10 +70,10 @@ public struct DatasetSummary: Sendable, Hashable, Codable {
     public var last: String?
 
     /// Creates a summary.
-    public init(name: String, sources: [String], events: Int, users: Int, usersEvaluated: Int,
+    public init(name: String, sources: [String], events: Int, mergedRepeats: Int, users: Int, usersEvaluated: Int,
                 usersSkipped: [SkippedUser], decisionPoints: Int, usersWithScreenOn: Int,
                 userDays: Int, first: String?, last: String?) {
-        self.name = name; self.sources = sources; self.events = events; self.users = users
+        self.name = name; self.sources = sources; self.events = events; self.mergedRepeats = mergedRepeats; self.users = users
         self.usersEvaluated = usersEvaluated; self.usersSkipped = usersSkipped
         self.decisionPoints = decisionPoints; self.usersWithScreenOn = usersWithScreenOn
         self.userDays = userDays; self.first = first; self.last = last
@@ -79,6 +81,7 @@ public struct DatasetSummary: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case name, sources, events, users, first, last
+        case mergedRepeats = "merged_repeats"
         case usersEvaluated = "users_evaluated"
         case usersSkipped = "users_skipped"
         case decisionPoints = "decision_points"
@@ -106,7 +109,7 @@ public struct OptionsSummary: Sendable, Hashable, Codable {
     /// The reference policy of paired differences, if any.
     public var reference: String?
     /// The decision point rule, in words.
-    public var decisionPoints: String
+    public var decisionPointRule: String
 
     /// The summary of `options`.
     public init(_ options: ReplayOptions, reference: String?) {
@@ -118,7 +121,7 @@ public struct OptionsSummary: Sendable, Hashable, Codable {
         confidenceLevel = 0.95
         flickerWindowMinutes = options.flickerWindow / 60
         self.reference = reference
-        decisionPoints = "each screen_on for users whose data has any; otherwise each engagement (launch of a stacked widget's app or tap on a widget)"
+        decisionPointRule = "each screen_on for users whose data has any; otherwise each engagement (launch of a stacked widget's app or tap on a widget)"
     }
 
     enum CodingKeys: String, CodingKey {
@@ -129,7 +132,7 @@ public struct OptionsSummary: Sendable, Hashable, Codable {
         case bootstrapResamples = "bootstrap_resamples"
         case confidenceLevel = "confidence_level"
         case flickerWindowMinutes = "flicker_window_minutes"
-        case decisionPoints = "decision_points"
+        case decisionPointRule = "decision_point_rule"
     }
 }
 
@@ -306,20 +309,23 @@ public struct TimelineInterval: Sendable, Hashable, Codable {
 }
 
 /// Off-policy estimates of a policy's engagement rate from the logged `widget_impression`
-/// events with a propensity.
+/// events with a propensity (see `OffPolicyEvaluation` for the estimators).
 public struct OffPolicyReport: Sendable, Hashable, Codable {
-    /// Logged impressions with a propensity that were usable (scored, stack known, the policy
-    /// had a top for the stack).
+    /// Logged impressions with a propensity that were used: after the warm-up, in a configured
+    /// stack, with the logged widget among its widgets and the policy showing a top for it
+    /// (sampled when there are more than `ReplayOptions.offPolicyRoundLimit`; see `note`).
     public var impressions: Int
-    /// The engagement rate observed in the log (share of impressions engaged within the window).
+    /// The engagement rate observed in the log (share of those impressions whose widget was
+    /// engaged within the attribution window).
     public var loggedRate: Double?
-    /// One entry per estimator.
-    public var estimates: [OffPolicyEstimate]
-    /// Why there are no estimates, when there are none.
+    /// The estimators' figures, intervals and weight diagnostics (`null` when they could not be
+    /// computed; `note` says why).
+    public var estimates: OffPolicyResult?
+    /// A remark on the estimates: why there are none, or that a sample was used.
     public var note: String?
 
     /// Creates an entry.
-    public init(impressions: Int, loggedRate: Double?, estimates: [OffPolicyEstimate], note: String?) {
+    public init(impressions: Int, loggedRate: Double?, estimates: OffPolicyResult?, note: String?) {
         self.impressions = impressions; self.loggedRate = loggedRate; self.estimates = estimates; self.note = note
     }
 
@@ -327,21 +333,13 @@ public struct OffPolicyReport: Sendable, Hashable, Codable {
         case impressions, estimates, note
         case loggedRate = "logged_rate"
     }
-}
 
-/// One off-policy estimator's result.
-public struct OffPolicyEstimate: Sendable, Hashable, Codable {
-    /// The estimator (`replay`, `ips`, `snips`, `dm`, `dr`, `switch_dr`, `dr_os`).
-    public var estimator: String
-    /// The estimated engagement rate.
-    public var value: Double?
-    /// Its interval, if the estimator gives one.
-    public var ci: [Double]?
-    /// Diagnostics by name (effective sample size, largest weight, zero-support share...).
-    public var diagnostics: [String: Double]
-
-    /// Creates an estimate.
-    public init(estimator: String, value: Double?, ci: [Double]?, diagnostics: [String: Double]) {
-        self.estimator = estimator; self.value = value; self.ci = ci; self.diagnostics = diagnostics
+    /// Encodes every key, missing values as `null`.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(impressions, forKey: .impressions)
+        try c.encode(loggedRate, forKey: .loggedRate)
+        try c.encode(estimates, forKey: .estimates)
+        try c.encode(note, forKey: .note)
     }
 }
