@@ -168,7 +168,7 @@ public struct EvaluateCommand: SubcommandProtocol {
             do {
                 factories.append(.engine(try PolicySpec(parsing: n)))
             } catch {
-                throw UsageError("unknown policy '\(n)': \(error.message) (see 'smartstack policies')")
+                throw UsageError("\(error.message) (see 'smartstack policies')")
             }
         }
         return factories
