@@ -144,21 +144,22 @@ func runReplayBenchmark(_ arguments: [String]) throws {
     }
     let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
     print(String(format: "  wrote %d events (%d users, %.0f MB, sorted by user) in %.1f s", written, user, Double(size) / 1e6, write))
-    let child = Process()
-    child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-    child.arguments = ["replay", "--memory-child", path]
-    let pipe = Pipe()
-    child.standardOutput = pipe
-    let wall = try seconds {
-        try child.run()
-        child.waitUntilExit()
+    for mode in ["none", "ope"] {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        child.arguments = ["replay", "--memory-child", path, mode]
+        let pipe = Pipe()
+        child.standardOutput = pipe
+        let wall = try seconds {
+            try child.run()
+            child.waitUntilExit()
+        }
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let parts = text.split(whereSeparator: \.isWhitespace)
+        guard child.terminationStatus == 0, parts.count == 2, let mb = Double(parts[1]) else {
+            throw EvaluationError("memory child failed (status \(child.terminationStatus)): \(text)")
+        }
+        print(String(format: "  evaluate of the %d-event file (scan + parse + replay + 100 bootstrap resamples%@, %d threads): %.1f s wall, peak RSS %.0f MB (target <= 300 MB)",
+                     written, mode == "ope" ? " + off-policy estimates" : "", ReplayOptions.availableCores, wall, mb))
     }
-    let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    let parts = text.split(whereSeparator: \.isWhitespace)
-    guard child.terminationStatus == 0, parts.count == 2, let mb = Double(parts[1]) else {
-        throw EvaluationError("memory child failed (status \(child.terminationStatus)): \(text)")
-    }
-    print(String(format: "  evaluate of the %d-event file (two parse passes + replay + 100 bootstrap resamples + OPE, %d threads): %.1f s, peak RSS %.0f MB (target <= 300 MB)",
-                 written,
-                 ReplayOptions.availableCores, wall, mb))
 }
