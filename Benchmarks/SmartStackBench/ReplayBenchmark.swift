@@ -27,7 +27,14 @@ private func seconds(_ body: () throws -> Void) rethrows -> Double {
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
 }
 
+/// This process's peak resident memory: `VmHWM` of /proc/self/status, which starts afresh at
+/// exec (getrusage's `ru_maxrss` would carry over the parent's peak into a spawned child).
 private func peakResidentMegabytes() -> Double {
+    if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+       let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+       let kb = Double(line.split(whereSeparator: \.isWhitespace).dropFirst().first ?? "") {
+        return kb / 1024
+    }
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
     return Double(usage.ru_maxrss) / 1024   // kilobytes on Linux
