@@ -131,6 +131,33 @@ func occurrences(of needle: String, in haystack: String) -> Int {
         #expect(tagNestingProblem(page) == nil)
     }
 
+    @Test func calmerPolicyWithTheSameAccuracyIsCalledOut() {
+        var b = ReportFixture.recency
+        b.hitAt1 = 0.4118
+        let md = ReportRenderer.markdown(ReportFixture.report([ReportFixture.frecency, b], reference: nil))
+        #expect(md.contains("**recency** matches the best hit@1 (0.412) while rotating least (1.20 rotations per active hour against 3.10 for **frecency**), so the extra rotations buy no accuracy."))
+    }
+
+    @Test func manyPoliciesGetDistinctColoursAndAllCharts() throws {
+        let names = ["static", "round-robin", "mru", "mfu", "frecency", "time-of-day", "contextual", "bandit:epsilon=0.1"]
+        var figures = names.enumerated().map { i, n in
+            ReportFixture.Figures(name: n, hitAt1: 0.30 + 0.013 * Double(i), hitAt1CI: (0.27 + 0.013 * Double(i))...(0.33 + 0.013 * Double(i)),
+                                  rotations: 0.5 + 0.37 * Double((i * 5) % 8), rotationsCI: (0.4 + 0.37 * Double((i * 5) % 8))...(0.6 + 0.37 * Double((i * 5) % 8)))
+        }
+        figures.append(ReportFixture.oracle)
+        let report = ReportFixture.report(figures, reference: nil, withOPE: false)
+        let page = ReportRenderer.html(report)
+        if let keep = ProcessInfo.processInfo.environment["SMARTSTACK_REPORT_ARTIFACTS"] {
+            try? FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
+            try Data(page.utf8).write(to: URL(fileURLWithPath: keep).appendingPathComponent("many.html"))
+        }
+        #expect(tagNestingProblem(page) == nil)
+        let colours = SVGSeries.of(report).map(\.colour)
+        #expect(Set(colours.dropLast()).count == names.count)
+        #expect(colours.last == SVGPalette.oracle)
+        for n in names { #expect(page.contains(">\(n)</text>") || page.contains(">\(n)  "), "\(n) is labelled in the charts") }
+    }
+
     @Test func singlePolicy() {
         let md = ReportRenderer.markdown(ReportFixture.report([ReportFixture.frecency, ReportFixture.oracle], reference: nil))
         #expect(md.contains("**frecency** is the only policy evaluated besides the oracle; its hit@1 is 0.412 (95% CI 0.380–0.444)."))
@@ -141,11 +168,41 @@ func occurrences(of needle: String, in haystack: String) -> Int {
         #expect(md.contains("## Off-policy estimates from logged impressions"))
         #expect(md.contains("| policy | impressions | logged rate | IPS | SNIPS | DR |"))
         #expect(md.contains("| frecency | 5000 | 0.0038 | 0.0040 [0.0030, 0.0050] | 0.0039 [0.0028, 0.0049] | 0.0040 |"))
-        #expect(md.contains("| policy | effective sample size | largest weight |"))
-        #expect(md.contains("| frecency | 812 | 14.500 |"))
+        #expect(md.contains("effective sample size | largest weight |"))
+        #expect(md.contains("| 812 | 14.500 |"))
         let without = ReportRenderer.markdown(ReportFixture.report(withOPE: false))
         #expect(!without.contains("Off-policy"))
         #expect(!ReportRenderer.html(ReportFixture.report(withOPE: false)).contains("Off-policy"))
+    }
+
+    @Test func offPolicyTableReadsBothEncodings() throws {
+        let keyed: [String: Any] = [
+            "impressions": 10_000, "logged_rate": 0.0038, "note": NSNull(),
+            "estimates": [
+                "switch_dr_tau_5": ["value": 0.0041, "ci": [0.0030, 0.0052]],
+                "ips": ["value": 0.0040, "ci": [0.0031, 0.0049]],
+                "replay": ["value": NSNull(), "ci": NSNull()],
+                "dr_os_lambda_1": ["value": 0.0039, "ci": NSNull()],
+                "diagnostics": ["ess": 1234.5, "max_weight": 80, "zero_support_share": NSNull()],
+                "rounds": 10_000, "bootstrap": ["samples": 100, "alpha": 0.05, "seed": 1],
+            ] as [String: Any],
+        ]
+        let listed: [String: Any] = [
+            "impressions": 20, "logged_rate": NSNull(), "note": "too few impressions",
+            "estimates": [["estimator": "snips", "value": 0.5, "ci": [0.4, 0.6], "diagnostics": ["ess": 3]]],
+        ]
+        let table = try #require(OffPolicyTable(encoded: [("a", keyed), ("b", listed)]))
+        #expect(table.estimators == ["replay", "ips", "snips", "switch_dr_tau_5", "dr_os_lambda_1"])
+        #expect(table.estimators.map(OffPolicyTable.title(estimator:)) == ["Replay", "IPS", "SNIPS", "Switch-DR (τ=5)", "DRos (λ=1)"])
+        #expect(table.diagnosticNames == ["rounds", "ess", "max_weight"])
+        #expect(table.rows[0].impressions == 10_000)
+        #expect(OffPolicyTable.cell(table.rows[0].values["ips"]?.value, table.rows[0].values["ips"]?.ci) == "0.0040 [0.0031, 0.0049]")
+        #expect(table.rows[0].values["replay"]?.value == nil)
+        #expect(OffPolicyTable.diagnostic(table.rows[0].diagnostics["ess"]) == "1234.5")
+        #expect(table.rows[1].loggedRate == nil)
+        #expect(table.rows[1].note == "too few impressions")
+        #expect(table.rows[1].diagnostics == ["ess": 3])
+        #expect(OffPolicyTable(encoded: []) == nil)
     }
 
     @Test func markdownEscapesNames() {

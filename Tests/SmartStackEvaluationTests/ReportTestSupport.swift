@@ -93,12 +93,7 @@ enum ReportFixture {
             }
             var ope: OffPolicyReport?
             if withOPE {
-                let base = 0.004 + 0.0005 * Double(index)
-                ope = OffPolicyReport(impressions: 5_000, loggedRate: 0.0038, estimates: [
-                    OffPolicyEstimate(estimator: "ips", value: base, ci: [base - 0.001, base + 0.001], diagnostics: ["ess": 812, "max_weight": 14.5]),
-                    OffPolicyEstimate(estimator: "snips", value: base * 0.98, ci: [base - 0.0012, base + 0.0009], diagnostics: [:]),
-                    OffPolicyEstimate(estimator: "dr", value: base * 1.01, ci: nil, diagnostics: [:]),
-                ], note: nil)
+                ope = offPolicyReport(base: 0.004 + 0.0005 * Double(index))
             }
             policies.append(PolicyReport(name: f.name, metrics: m, ci: ci, byHour: byHour, byUser: [], ope: ope,
                                          paired: f.name == reference ? nil : paired, timeline: intervals))
@@ -113,6 +108,35 @@ enum ReportFixture {
                                       stacks: stacks, engagements: engagements)
         }
         return EvaluationReport(dataset: dataset, options: OptionsSummary(options, reference: reference), policies: policies, timeline: timeline)
+    }
+}
+
+extension ReportFixture {
+    /// Off-policy results with IPS, SNIPS and DR estimates (DR without interval), 812 effective
+    /// samples and a largest weight of 14.5, built from their `report.json` encoding. Both
+    /// encodings of the estimates are tried (an object keyed by estimator, or a list), so the
+    /// fixture does not depend on which Swift type carries them.
+    static func offPolicyReport(base: Double) -> OffPolicyReport {
+        func n(_ v: Double) -> String { String(format: "%.6f", v) }
+        let keyed = """
+        {"impressions": 5000, "logged_rate": 0.0038, "note": null, "estimates": {
+          "ips": {"value": \(n(base)), "ci": [\(n(base - 0.001)), \(n(base + 0.001))]},
+          "snips": {"value": \(n(base * 0.98)), "ci": [\(n(base - 0.0012)), \(n(base + 0.0009))]},
+          "dr": {"value": \(n(base * 1.01)), "ci": null},
+          "diagnostics": {"ess": 812, "max_weight": 14.5, "mean_weight": 1.0, "zero_weight_share": 0.5,
+                          "zero_support_share": null, "support_known_rounds": 0, "replay_accepted": 2500},
+          "rounds": 5000, "bootstrap": {"samples": 1000, "alpha": 0.05, "seed": 7}}}
+        """
+        let listed = """
+        {"impressions": 5000, "logged_rate": 0.0038, "estimates": [
+          {"estimator": "ips", "value": \(n(base)), "ci": [\(n(base - 0.001)), \(n(base + 0.001))], "diagnostics": {"ess": 812, "max_weight": 14.5}},
+          {"estimator": "snips", "value": \(n(base * 0.98)), "ci": [\(n(base - 0.0012)), \(n(base + 0.0009))], "diagnostics": {}},
+          {"estimator": "dr", "value": \(n(base * 1.01)), "diagnostics": {}}]}
+        """
+        for json in [keyed, listed] {
+            if let report = try? JSONDecoder().decode(OffPolicyReport.self, from: Data(json.utf8)) { return report }
+        }
+        fatalError("OffPolicyReport decodes neither documented encoding")
     }
 }
 

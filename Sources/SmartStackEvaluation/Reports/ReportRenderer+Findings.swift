@@ -163,6 +163,9 @@ struct ReportFindings {
         var first: [ReportRun]
         if calmest.name == w.name || wr <= cr {
             first = [.strong(w.name), .plain(" is also the calmest policy (\(f2(wr)) rotations per active hour), so its accuracy costs no stability here.")]
+        } else if wh - ch < tieTolerance {
+            first = [.strong(calmest.name), .plain(" matches the best hit@1 (\(f3(ch))) while rotating least (\(f2(cr)) rotations per active hour against \(f2(wr)) for "),
+                     .strong(w.name), .plain("), so the extra rotations buy no accuracy.")]
         } else {
             let ratio = cr > 0 ? String(format: ", %.1f× as many", wr / cr) : ""
             first = [.plain("Accuracy costs stability: "), .strong(w.name), .plain(" gains \(signed3(wh - ch)) hit@1 over the calmest policy "),

@@ -169,7 +169,7 @@ extension ReportRenderer {
     caption{text-align:left;font-weight:600;padding:.3em 0}
     th,td{padding:4px 7px;border-bottom:1px solid #e3e6ea;text-align:right;vertical-align:top;white-space:nowrap}
     thead th{border-bottom:2px solid #aab1bb;font-weight:600}
-    tbody th{text-align:left;font-weight:500}
+    tbody th{text-align:left;font-weight:500;white-space:normal;overflow-wrap:anywhere;min-width:9em;max-width:22em}
     thead th:first-child{text-align:left}
     td small{color:#5a6270}
     td.significant{font-weight:700}

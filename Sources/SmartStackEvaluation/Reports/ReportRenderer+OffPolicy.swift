@@ -28,30 +28,99 @@ struct OffPolicyTable {
 
     /// The table of `report`, or `nil` when no policy has off-policy results.
     ///
+    /// The results are read through their `report.json` encoding (estimator keys such as `ips`
+    /// or `switch_dr_tau_5` with `value` and `ci`, weight diagnostics by name), so the table
+    /// follows the documented format rather than the Swift types behind it. Both encodings of
+    /// the estimates are understood: an object keyed by estimator with a shared `diagnostics`
+    /// object and `rounds`, or a list of `{estimator, value, ci, diagnostics}`.
+    ///
     /// - Complexity: O(policies × estimators).
     init?(_ report: EvaluationReport) {
-        var estimators: [String] = []
-        var diagnosticNames: [String] = []
+        let encoder = JSONEncoder()
+        let encoded = report.policies.compactMap { p -> (String, [String: Any])? in
+            guard let ope = p.ope, let data = try? encoder.encode(ope),
+                  let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return nil }
+            return (p.name, object)
+        }
+        self.init(encoded: encoded)
+    }
+
+    /// The table of policies' off-policy results in their JSON form (`impressions`,
+    /// `logged_rate`, `estimates`, `note`), or `nil` when there are none.
+    ///
+    /// - Complexity: O(policies × estimators).
+    init?(encoded: [(policy: String, object: [String: Any])]) {
+        var estimators: Set<String> = []
+        var diagnosticNames: Set<String> = []
         var rows: [Row] = []
-        for p in report.policies {
-            guard let ope = p.ope else { continue }
-            var row = Row(policy: p.name, impressions: ope.impressions, loggedRate: ope.loggedRate, values: [:], diagnostics: [:], note: ope.note)
-            for e in ope.estimates {
-                if !estimators.contains(e.estimator) { estimators.append(e.estimator) }
-                var ci: ClosedRange<Double>?
-                if let c = e.ci, c.count == 2, c[0].isFinite, c[1].isFinite, c[0] <= c[1] { ci = c[0]...c[1] }
-                row.values[e.estimator] = (e.value, ci)
-                for name in e.diagnostics.keys.sorted() where row.diagnostics[name] == nil {
-                    if !diagnosticNames.contains(name) { diagnosticNames.append(name) }
-                    row.diagnostics[name] = e.diagnostics[name]
+        for (policy, object) in encoded {
+            var row = Row(policy: policy, impressions: Self.int(object["impressions"]) ?? 0, loggedRate: Self.double(object["logged_rate"]),
+                          values: [:], diagnostics: [:], note: object["note"] as? String)
+            func addDiagnostics(_ any: Any?) {
+                guard let d = any as? [String: Any] else { return }
+                for (name, value) in d where row.diagnostics[name] == nil {
+                    guard let v = Self.double(value) else { continue }
+                    diagnosticNames.insert(name)
+                    row.diagnostics[name] = v
+                }
+            }
+            if let byKey = object["estimates"] as? [String: Any] {
+                for (key, value) in byKey {
+                    switch key {
+                    case "diagnostics": addDiagnostics(value)
+                    case "rounds":
+                        if let n = Self.double(value) { row.diagnostics["rounds"] = n; diagnosticNames.insert("rounds") }
+                    case "bootstrap": continue
+                    default:
+                        guard let entry = value as? [String: Any] else { continue }
+                        estimators.insert(key)
+                        row.values[key] = (Self.double(entry["value"]), Self.interval(entry["ci"]))
+                    }
+                }
+            } else if let list = object["estimates"] as? [[String: Any]] {
+                for entry in list {
+                    guard let key = entry["estimator"] as? String else { continue }
+                    estimators.insert(key)
+                    row.values[key] = (Self.double(entry["value"]), Self.interval(entry["ci"]))
+                    addDiagnostics(entry["diagnostics"])
                 }
             }
             rows.append(row)
         }
         guard !rows.isEmpty else { return nil }
-        self.estimators = estimators
-        self.diagnosticNames = diagnosticNames
+        self.estimators = estimators.sorted { Self.rank(estimator: $0) < Self.rank(estimator: $1) }
+        self.diagnosticNames = diagnosticNames.sorted { Self.rank(diagnostic: $0) < Self.rank(diagnostic: $1) }
         self.rows = rows
+    }
+
+    private static func double(_ any: Any?) -> Double? {
+        guard let n = any as? NSNumber else { return nil }
+        let v = n.doubleValue
+        return v.isFinite ? v : nil
+    }
+
+    private static func int(_ any: Any?) -> Int? { (any as? NSNumber)?.intValue }
+
+    private static func interval(_ any: Any?) -> ClosedRange<Double>? {
+        guard let pair = any as? [Any], pair.count == 2, let lo = double(pair[0]), let hi = double(pair[1]), lo <= hi else { return nil }
+        return lo...hi
+    }
+
+    /// The reading order of estimators: Replay, IPS (plain, then clipped), SNIPS, DM, DR,
+    /// Switch-DR, DR with shrinkage; unknown keys last, alphabetically.
+    static func rank(estimator key: String) -> (Int, String) {
+        let order = ["replay", "ips", "ips_", "snips", "dm", "dr", "dr_lambda_", "switch_dr", "dr_os"]
+        var best = order.count
+        for (i, prefix) in order.enumerated() where key == prefix || (prefix.hasSuffix("_") ? key.hasPrefix(prefix) : key.hasPrefix(prefix + "_")) {
+            best = i
+        }
+        return (best, key)
+    }
+
+    /// The reading order of diagnostics: rounds, effective sample size, weights, support.
+    static func rank(diagnostic name: String) -> (Int, String) {
+        let order = ["rounds", "ess", "max_weight", "mean_weight", "zero_weight_share", "zero_support_share", "support_known_rounds", "replay_accepted"]
+        return (order.firstIndex(of: name) ?? order.count, name)
     }
 
     /// A readable column title for an estimator key (`switch_dr_tau_5` → `Switch-DR (τ=5)`).
