@@ -162,7 +162,7 @@ struct OffPolicyTable {
     /// A diagnostic value: counts as integers, the rest with three significant decimals.
     static func diagnostic(_ value: Double?) -> String {
         guard let value, value.isFinite else { return "-" }
-        if value == value.rounded(), abs(value) >= 1 { return String(Int(value)) }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
         return String(format: abs(value) >= 100 ? "%.1f" : "%.3f", value)
     }
 }

@@ -97,9 +97,10 @@ enum SVGPalette {
     static let policies = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#882255", "#44AA99", "#999933", "#332288"]
     /// The colour of the oracle (the ceiling, drawn dashed).
     static let oracle = "#555555"
-    /// Widget colours (Paul Tol's "light" and "muted" schemes).
-    static let widgets = ["#77AADD", "#EE8866", "#EEDD88", "#FFAABB", "#99DDFF", "#44BB99", "#BBCC33", "#AAAA00",
-                          "#CC6677", "#332288", "#DDCC77", "#117733", "#882255", "#88CCEE", "#999933", "#AA4499"]
+    /// Widget colours: Paul Tol's "bright" scheme first (the most distinct), then further
+    /// distinct hues; grey last so it is not mistaken for an empty lane early on.
+    static let widgets = ["#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377", "#EE7733", "#009988",
+                          "#332288", "#FFAABB", "#999933", "#882255", "#99DDFF", "#DDCC77", "#117733", "#BBBBBB"]
     /// Axis and grid colours.
     static let axis = "#444444"
     /// The grid lines' colour.

@@ -19,7 +19,7 @@ extension SVGCharts {
     static func timeline(_ report: EvaluationReport) -> String? {
         guard let sample = report.timeline else { return nil }
         let series = SVGSeries.of(report)
-        let left = 200.0, right = 24.0, laneHeight = 20.0, laneGap = 4.0, stackGap = 16.0, axisHeight = 26.0
+        let left = 200.0, right = 24.0, laneHeight = 20.0, laneGap = 4.0, stackGap = 16.0, axisHeight = 48.0
 
         // Stacks in configuration order, then any stack only seen in intervals or engagements.
         var stacks = sample.stacks
@@ -61,7 +61,7 @@ extension SVGCharts {
             svg.line(x1: x(h), y1: axisHeight, x2: x(h), y2: plotBottom, stroke: major ? "#D5D8DD" : "#EEF0F2")
             if major { svg.text(clock(h), x: x(h), y: axisHeight - 8, anchor: "middle", cssClass: "tick") }
         }
-        svg.text("\(sample.date), user \(truncated(sample.user, 24))", x: 8, y: axisHeight - 8, cssClass: "panel-title")
+        svg.text("\(sample.date), user \(truncated(sample.user, 40)) (local time)", x: 8, y: 16, cssClass: "panel-title")
 
         var described: [String] = []
         var y = axisHeight + 8
