@@ -50,7 +50,7 @@ extension SVGCharts {
             lx += width
         }
         let noteHeight = hiddenStacks.isEmpty ? 0.0 : 20
-        let height = legendTop + 24 + Double(widgets.isEmpty ? 0 : legendRows) * 20 + noteHeight + 28
+        let height = legendTop + 38 + Double(widgets.isEmpty ? 0 : legendRows) * 20 + noteHeight + 28
         var svg = SVGDocument(width: width, height: height)
         let x = SVGScale(domain: (0, dayEnd), range: (left, width - right))
         let plotBottom = legendTop - stackGap
@@ -59,7 +59,10 @@ extension SVGCharts {
         for h in stride(from: 0.0, through: dayEnd, by: 60) {
             let major = Int(h) % 180 == 0
             svg.line(x1: x(h), y1: axisHeight, x2: x(h), y2: plotBottom, stroke: major ? "#D5D8DD" : "#EEF0F2")
-            if major { svg.text(clock(h), x: x(h), y: axisHeight - 8, anchor: "middle", cssClass: "tick") }
+            if major {
+                svg.text(clock(h), x: x(h), y: axisHeight - 8, anchor: "middle", cssClass: "tick")
+                svg.text(clock(h), x: x(h), y: plotBottom + 14, anchor: "middle", cssClass: "tick")
+            }
         }
         svg.text("\(sample.date), user \(truncated(sample.user, 40)) (local time)", x: 8, y: 16, cssClass: "panel-title")
 
@@ -107,7 +110,7 @@ extension SVGCharts {
         }
 
         // Widget legend.
-        var ly = legendTop + 16
+        var ly = legendTop + 30
         if !widgets.isEmpty {
             svg.text("widgets", x: left - 10, y: ly, anchor: "end", cssClass: "label")
             lx = left
