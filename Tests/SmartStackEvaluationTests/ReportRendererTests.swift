@@ -56,6 +56,17 @@ func occurrences(of needle: String, in haystack: String) -> Int {
         #expect(rows.count == 4)
     }
 
+    @Test func mergedRepeatsAreStatedWhenTheReportCarriesThem() {
+        let report = ReportFixture.report()
+        let md = ReportRenderer.markdown(report)
+        if ReportRenderer.encodedFields(report.dataset)["merged_repeats"] != nil {
+            #expect(md.contains("- Events: 123456 after merging 789 consecutive repeat launches\n"))
+            #expect(ReportRenderer.html(report).contains("<dd>123456 after merging 789 consecutive repeat launches</dd>"))
+        } else {
+            #expect(md.contains("- Events: 123456\n"))
+        }
+    }
+
     @Test func oracleIsTheCeilingNotTheWinner() {
         let md = ReportRenderer.markdown(ReportFixture.report())
         #expect(!md.contains("Winner by hit@1: **oracle**"))

@@ -36,11 +36,10 @@ struct OffPolicyTable {
     ///
     /// - Complexity: O(policies × estimators).
     init?(_ report: EvaluationReport) {
-        let encoder = JSONEncoder()
         let encoded = report.policies.compactMap { p -> (String, [String: Any])? in
-            guard let ope = p.ope, let data = try? encoder.encode(ope),
-                  let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return nil }
-            return (p.name, object)
+            guard let ope = p.ope else { return nil }
+            let object = ReportRenderer.encodedFields(ope)
+            return object.isEmpty ? nil : (p.name, object)
         }
         self.init(encoded: encoded)
     }

@@ -64,7 +64,11 @@ public enum ReportRenderer {
         let d = report.dataset
         var facts: [(String, String)] = [("Dataset", d.name)]
         if !d.sources.isEmpty { facts.append((d.sources.count == 1 ? "Source" : "Sources", d.sources.joined(separator: ", "))) }
-        facts.append(("Events", "\(d.events)"))
+        var events = "\(d.events)"
+        if let merged = (encodedFields(d)["merged_repeats"] as? NSNumber)?.intValue, merged > 0 {
+            events += " after merging \(merged) consecutive repeat launch\(merged == 1 ? "" : "es")"
+        }
+        facts.append(("Events", events))
         var users = "\(d.usersEvaluated) of \(d.users) evaluated"
         if !d.usersSkipped.isEmpty {
             let shown = d.usersSkipped.prefix(10).map { "\($0.user) (\($0.reason))" }.joined(separator: ", ")
@@ -112,6 +116,17 @@ public enum ReportRenderer {
         var s = "\(d.events) events, \(d.usersEvaluated) of \(d.users) users"
         s += ", \(d.decisionPoints) decision points, \(d.userDays) scored user-days"
         return s
+    }
+
+    /// The top-level fields of `value`'s JSON encoding, i.e. its `report.json` keys (empty if
+    /// it does not encode to an object). Optional figures that not every report carries are
+    /// read this way, by their documented key.
+    ///
+    /// - Complexity: O(size of the encoding).
+    static func encodedFields(_ value: some Encodable) -> [String: Any] {
+        guard let data = try? JSONEncoder().encode(value),
+              let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return [:] }
+        return object
     }
 
     /// What the columns mean, in one paragraph.
