@@ -97,7 +97,7 @@ public enum ReportRenderer {
                 : "none (bootstrap off)"),
             ("Flicker window", minutesPhrase(o.flickerWindowMinutes)),
             ("Reference policy", o.reference ?? "none"),
-            ("Decision rule", o.decisionPoints),
+            ("Decision rule", o.decisionPointRule),
         ]
     }
 
