@@ -24,24 +24,32 @@ public struct EvaluateCommand: SubcommandProtocol {
 
         OPTIONS:
           --db <path>             Read the events from a database instead of files
-          --policies <list>       Comma-separated policies, e.g. static,frecency,contextual:half_life=14d
-                                  ('all' = every built-in policy, plus oracle when a truth file is found)
-                                  (default: all)
-          --reference <policy>    Report every other policy's paired difference against this one
-          --truth <file>          Ground truth for the oracle policy (default: <dataset>.truth.jsonl
-                                  next to the first dataset file, when present)
-          --window <duration>     Attribution window after a decision, e.g. 10m, 90s, 1h (default: 10m)
-          --merge-repeats         Merge consecutive launches of the same app with no screen_on
-                                  between them into one (default)
+          --policies <list>       Comma-separated policies, e.g.
+                                  static,frecency,contextual:half_life=14d ('all' =
+                                  every built-in policy, plus oracle when a truth file
+                                  is found) (default: all)
+          --reference <policy>    Report every other policy's paired difference against
+                                  this one
+          --truth <file>          Ground truth for the oracle policy (default:
+                                  <dataset>.truth.jsonl next to the first dataset file,
+                                  when present)
+          --window <duration>     Attribution window after a decision, e.g. 10m, 90s, 1h
+                                  (default: 10m)
+          --merge-repeats         Merge consecutive launches of the same app with no
+                                  screen_on between them into one (default)
           --no-merge-repeats      Keep every app launch
-          --warmup-days <n>       Days after each user's first event replayed but not scored (default: 7)
+          --warmup-days <n>       Days after each user's first event replayed but not
+                                  scored (default: 7)
           --seed <n>              Seed of the policies and the bootstrap (default: 0)
-          --bootstrap <n>         Bootstrap resamples over user-days, 0 for none (default: 1000)
-          --threads <n>           Users replayed in parallel; results do not depend on it
-                                  (default: all cores)
-          --report <dir>          Write report.json, report.md and report.html into <dir>
+          --bootstrap <n>         Bootstrap resamples over user-days, 0 for none
+                                  (default: 1000)
+          --threads <n>           Users replayed in parallel; results do not depend on
+                                  it (default: all cores)
+          --report <dir>          Write report.json, report.md and report.html into
+                                  <dir>
           --json                  Print report.json to stdout instead of the table
-          --quiet                 No progress bar (it is shown only when stderr is a terminal)
+          --quiet                 No progress bar (it is shown only when stderr is a
+                                  terminal)
           -h, --help              Show help information.
         """
 
