@@ -11,7 +11,10 @@ never modified: executed copies go to --out (default: none written). Exit status
 failing notebook and cell; --check-clean exits 1 when a notebook carries outputs or execution counts.
 """
 import argparse
+import os
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -50,13 +53,20 @@ def check_clean(paths):
 
 
 def run(paths, out_dir, timeout):
+    from jupyter_client.manager import KernelManager
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
+
+    # Kernels inherit this environment: make figures land in the notebook whatever the caller set.
+    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
 
     for path in paths:
         nb = nbformat.read(path, as_version=4)
         started = time.monotonic()
-        client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+        # Local IPC sockets in a private temporary folder rather than TCP ports on localhost.
+        sockets = tempfile.mkdtemp(prefix="smartstack-nb-")
+        km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "kernel"))
+        client = NotebookClient(nb, km=km, timeout=timeout, kernel_name="python3",
                                 resources={"metadata": {"path": str(path.parent)}})
         try:
             client.execute()
@@ -71,11 +81,16 @@ def run(paths, out_dir, timeout):
         except Exception as error:  # kernel died, timeout...
             print(f"error: {path.name}: {type(error).__name__}: {error}", file=sys.stderr)
             return 1
+        finally:
+            shutil.rmtree(sockets, ignore_errors=True)
         figures = sum(1 for c in nb.cells if c.cell_type == "code"
                       for o in c.get("outputs", []) if "image/png" in o.get("data", {}))
-        print(f"ok {path.name}: {figures} figure(s) in {time.monotonic() - started:.1f}s")
         if out_dir:
             save(nb, out_dir, path)
+        if figures == 0:
+            print(f"error: {path.name}: ran but drew no figure", file=sys.stderr)
+            return 1
+        print(f"ok {path.name}: {figures} figure(s) in {time.monotonic() - started:.1f}s")
     return 0
 
 
