@@ -12,6 +12,7 @@ failing notebook and cell; --check-clean exits 1 when a notebook carries outputs
 """
 import argparse
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -74,7 +75,8 @@ def run(paths, out_dir, timeout):
             index = next((i for i, c in enumerate(nb.cells)
                           if c.cell_type == "code" and any(o.get("output_type") == "error" for o in c.get("outputs", []))), None)
             where = f"cell {index}" if index is not None else "a cell"
-            print(f"error: {path.name}: {where} failed:\n{error}", file=sys.stderr)
+            plain = re.sub(r"\x1b\[[0-9;]*m", "", str(error))
+            print(f"{plain}\nerror: {path.name}: {where} failed: {error.ename}: {error.evalue}", file=sys.stderr)
             if out_dir:
                 save(nb, out_dir, path)
             return 1
@@ -82,6 +84,8 @@ def run(paths, out_dir, timeout):
             print(f"error: {path.name}: {type(error).__name__}: {error}", file=sys.stderr)
             return 1
         finally:
+            if km.has_kernel:  # we own the kernel manager, so nbclient leaves the kernel running
+                km.shutdown_kernel(now=False)
             shutil.rmtree(sockets, ignore_errors=True)
         figures = sum(1 for c in nb.cells if c.cell_type == "code"
                       for o in c.get("outputs", []) if "image/png" in o.get("data", {}))
