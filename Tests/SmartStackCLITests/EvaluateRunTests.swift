@@ -81,6 +81,28 @@ import SmartStackEvaluation
         #expect(html.hasPrefix("<!DOCTYPE html>") && html.contains("</html>"))
     }
 
+    @Test func aCalmerRotationRotatesLessAndIsPrintedInTheReport() throws {
+        let w = try Workspace()
+        func rotations(_ rotation: String?) throws -> (Double, String) {
+            var args = [w.data, "--policies", "mru", "--warmup-days", "0", "--bootstrap", "0", "--json"]
+            if let rotation { args += ["--rotation", rotation] }
+            let (code, out, _) = try Self.run(args)
+            #expect(code == 0)
+            let report = try EvaluationReport(jsonData: Data(out.utf8))
+            return (try #require(report.policies.first?.metrics[.rotationsPerActiveHour]), report.options.rotation)
+        }
+        let (free, freeText) = try rotations("margin=0,dwell=0s,cap=none")
+        let (calm, calmText) = try rotations("dwell=6h")
+        let (_, defaultText) = try rotations(nil)
+        #expect(freeText == "margin=0.0,dwell=0s,cap=none,swipe_hold=1h")
+        #expect(calmText == "margin=0.1,dwell=6h,cap=48,swipe_hold=1h")
+        #expect(defaultText == "margin=0.1,dwell=5m,cap=48,swipe_hold=1h")
+        #expect(calm < free)
+        #expect {
+            _ = try Self.run([w.data, "--rotation", "margin=7"])
+        } throws: { ($0 as? UsageError)?.message.contains("--rotation: rotation parameter margin=7") == true }
+    }
+
     @Test func anUnknownPolicyIsAUsageError() throws {
         let w = try Workspace()
         #expect {

@@ -24,24 +24,35 @@ public struct EvaluateCommand: SubcommandProtocol {
 
         OPTIONS:
           --db <path>             Read the events from a database instead of files
-          --policies <list>       Comma-separated policies, e.g. static,frecency,contextual:half_life=14d
-                                  ('all' = every built-in policy, plus oracle when a truth file is found)
-                                  (default: all)
-          --reference <policy>    Report every other policy's paired difference against this one
-          --truth <file>          Ground truth for the oracle policy (default: <dataset>.truth.jsonl
-                                  next to the first dataset file, when present)
-          --window <duration>     Attribution window after a decision, e.g. 10m, 90s, 1h (default: 10m)
-          --merge-repeats         Merge consecutive launches of the same app with no screen_on
-                                  between them into one (default)
+          --policies <list>       Comma-separated policies, e.g.
+                                  static,frecency,contextual:half_life=14d ('all' =
+                                  every built-in policy, plus oracle when a truth file
+                                  is found) (default: all)
+          --reference <policy>    Report every other policy's paired difference against
+                                  this one
+          --truth <file>          Ground truth for the oracle policy (default:
+                                  <dataset>.truth.jsonl next to the first dataset file,
+                                  when present)
+          --window <duration>     Attribution window after a decision, e.g. 10m, 90s, 1h
+                                  (default: 10m)
+          --rotation <params>     Rotation policy for every policy, e.g.
+                                  margin=0.2,dwell=15m,cap=24,swipe_hold=1h (default:
+                                  margin=0.1,dwell=5m,cap=48,swipe_hold=1h)
+          --merge-repeats         Merge consecutive launches of the same app with no
+                                  screen_on between them into one (default)
           --no-merge-repeats      Keep every app launch
-          --warmup-days <n>       Days after each user's first event replayed but not scored (default: 7)
+          --warmup-days <n>       Days after each user's first event replayed but not
+                                  scored (default: 7)
           --seed <n>              Seed of the policies and the bootstrap (default: 0)
-          --bootstrap <n>         Bootstrap resamples over user-days, 0 for none (default: 1000)
-          --threads <n>           Users replayed in parallel; results do not depend on it
-                                  (default: all cores)
-          --report <dir>          Write report.json, report.md and report.html into <dir>
+          --bootstrap <n>         Bootstrap resamples over user-days, 0 for none
+                                  (default: 1000)
+          --threads <n>           Users replayed in parallel; results do not depend on
+                                  it (default: all cores)
+          --report <dir>          Write report.json, report.md and report.html into
+                                  <dir>
           --json                  Print report.json to stdout instead of the table
-          --quiet                 No progress bar (it is shown only when stderr is a terminal)
+          --quiet                 No progress bar (it is shown only when stderr is a
+                                  terminal)
           -h, --help              Show help information.
         """
 
@@ -70,7 +81,7 @@ public struct EvaluateCommand: SubcommandProtocol {
     /// Parses the arguments (pure: nothing is read or checked on disk).
     public init(arguments: [String]) throws(UsageError) {
         let args = try ParsedArguments(arguments,
-            options: ["--db", "--policies", "--reference", "--truth", "--window", "--warmup-days", "--seed",
+            options: ["--db", "--policies", "--reference", "--truth", "--window", "--rotation", "--warmup-days", "--seed",
                       "--bootstrap", "--threads", "--report"],
             flags: ["--json", "--quiet", "--merge-repeats", "--no-merge-repeats"])
         datasets = args.positional
@@ -85,6 +96,9 @@ public struct EvaluateCommand: SubcommandProtocol {
         truth = args.value("--truth")
         options = ReplayOptions()
         if let w = args.value("--window") { options.window = try Self.parseDuration(w, option: "--window") }
+        if let r = args.value("--rotation") {
+            do { options.rotation = try RotationParameters(parsing: r) } catch { throw UsageError("--rotation: \(error.message)") }
+        }
         if args.flag("--merge-repeats"), args.flag("--no-merge-repeats") {
             throw UsageError("give only one of '--merge-repeats' and '--no-merge-repeats'")
         }
@@ -160,13 +174,13 @@ public struct EvaluateCommand: SubcommandProtocol {
                 guard let path = truthFile() else {
                     throw UsageError("the oracle policy needs the dataset's ground truth: give --truth <file> (looked for <dataset>.truth.jsonl)")
                 }
-                do { factories.append(try OracleSupport.factory(truthPath: path)) } catch {
+                do { factories.append(try OracleSupport.factory(truthPath: path, rotation: options.rotation)) } catch {
                     throw CommandFailure("cannot use the oracle: \(error)")
                 }
                 continue
             }
             do {
-                factories.append(.engine(try PolicySpec(parsing: n)))
+                factories.append(.engine(try PolicySpec(parsing: n), rotation: options.rotation))
             } catch {
                 throw UsageError("\(error.message) (see 'smartstack policies')")
             }

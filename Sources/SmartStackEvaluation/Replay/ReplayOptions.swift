@@ -24,6 +24,9 @@ public struct ReplayOptions: Sendable, Hashable {
     public var warmupDays: Int = 7
     /// Seed for the policies' generators (mixed with each user's id) and the bootstrap.
     public var seed: UInt64 = 0
+    /// The rotation policy applied on top of every policy's scores (hysteresis margin, dwell,
+    /// daily cap, swipe hold). Default: the engine's documented defaults.
+    public var rotation = RotationParameters()
     /// Bootstrap resamples over user-days for the 95% intervals (0 turns intervals off).
     public var bootstrapResamples: Int = 1000
     /// A return to the previous top within this many seconds is a flicker. Default 900 (15 min).

@@ -110,6 +110,8 @@ public struct OptionsSummary: Sendable, Hashable, Codable {
     public var reference: String?
     /// The decision point rule, in words.
     public var decisionPointRule: String
+    /// The rotation parameters every policy ran under (`margin=0.1,dwell=5m,cap=48,swipe_hold=1h`).
+    public var rotation: String
 
     /// The summary of `options`.
     public init(_ options: ReplayOptions, reference: String?) {
@@ -121,6 +123,7 @@ public struct OptionsSummary: Sendable, Hashable, Codable {
         confidenceLevel = 0.95
         flickerWindowMinutes = options.flickerWindow / 60
         self.reference = reference
+        rotation = options.rotation.description
         decisionPointRule = "each screen_on for users whose data has any; otherwise each engagement (launch of a stacked widget's app or tap on a widget)"
     }
 
@@ -133,6 +136,7 @@ public struct OptionsSummary: Sendable, Hashable, Codable {
         case confidenceLevel = "confidence_level"
         case flickerWindowMinutes = "flicker_window_minutes"
         case decisionPointRule = "decision_point_rule"
+        case rotation
     }
 }
 

@@ -98,6 +98,7 @@ public enum ReportRenderer {
             ("Flicker window", minutesPhrase(o.flickerWindowMinutes)),
             ("Reference policy", o.reference ?? "none"),
             ("Decision rule", o.decisionPointRule),
+            ("Rotation", o.rotation),
         ]
     }
 
