@@ -96,7 +96,7 @@ import SmartStackEvaluation
         let (_, defaultText) = try rotations(nil)
         #expect(freeText == "margin=0.0,dwell=0s,cap=none,swipe_hold=1h")
         #expect(calmText == "margin=0.1,dwell=6h,cap=48,swipe_hold=1h")
-        #expect(defaultText == "margin=0.1,dwell=5m,cap=48,swipe_hold=1h")
+        #expect(defaultText == "margin=0.1,dwell=15m,cap=48,swipe_hold=1h")
         #expect(calm < free)
         #expect {
             _ = try Self.run([w.data, "--rotation", "margin=7"])

@@ -51,7 +51,7 @@ extension RotationParameters: CustomStringConvertible {
         }
     }
 
-    /// The canonical `key=value` form, e.g. `margin=0.1,dwell=5m,cap=48,swipe_hold=1h`.
+    /// The canonical `key=value` form, e.g. `margin=0.1,dwell=15m,cap=48,swipe_hold=1h`.
     public var description: String {
         let cap = maximumRotationsPerDay == Int.max ? "none" : String(maximumRotationsPerDay)
         return "margin=\(hysteresisMargin),dwell=\(ResolvedPolicy.formatDuration(minimumDwell)),"

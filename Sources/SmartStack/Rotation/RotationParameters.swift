@@ -7,7 +7,7 @@
 /// 3. The scorer's best eligible widget not currently on top of another of the person's stacks
 ///    (**one stack top**) is the challenger. It replaces the current top only if the current top
 ///    is gone, ineligible or on top elsewhere, or if all of these hold:
-///    - **dwell**: the current top has been on top at least `minimumDwell` (default 5 min);
+///    - **dwell**: the current top has been on top at least `minimumDwell` (default 15 min);
 ///    - **cap**: fewer than `maximumRotationsPerDay` (default 48) rotations happened on this
 ///      stack since local midnight;
 ///    - **hysteresis**: the challenger is stronger than the current top by at least
@@ -17,12 +17,14 @@
 ///      `1 / (1 + hours since use)` for `mru`, the position in the score range for an outside
 ///      scorer.
 ///
-/// The defaults keep the top responsive at each screen-on (dwell shorter than a typical gap
-/// between looks at the phone) while damping flicker between near-ties.
+/// The defaults come from a sweep of the evaluator over the five simulated personas and the
+/// StudentLife recordings (README, "Rotation policy"): a 15-minute dwell removes nearly all
+/// flicker (A → B → A within 15 minutes: 0.031 → 0.003 of rotations) for no measurable loss of
+/// hit@1, and a 0.1 margin removes a sixth of the rotations of an undamped top at no loss.
 ///
 /// ```swift
 /// var r = RotationParameters()
-/// r.minimumDwell = 15 * 60
+/// r.minimumDwell = 30 * 60
 /// let engine = try UserEngine(user: "u00", policy: PolicySpec(parsing: "contextual"), rotation: r)
 /// ```
 public struct RotationParameters: Sendable, Hashable, Codable {
@@ -30,7 +32,7 @@ public struct RotationParameters: Sendable, Hashable, Codable {
     /// 0 turns hysteresis off: the scorer's pick (or the bandit's sampled pick) always wins.
     public var hysteresisMargin: Double
     /// Seconds a widget stays on top before it may be replaced (unless it became ineligible).
-    /// Default 300.
+    /// Default 900 (15 minutes).
     public var minimumDwell: Double
     /// Automatic rotations allowed per stack per local day. Default 48.
     public var maximumRotationsPerDay: Int
@@ -40,7 +42,7 @@ public struct RotationParameters: Sendable, Hashable, Codable {
     /// The documented defaults.
     public init() {
         hysteresisMargin = 0.1
-        minimumDwell = 300
+        minimumDwell = 900
         maximumRotationsPerDay = 48
         swipeHold = 3600
     }
