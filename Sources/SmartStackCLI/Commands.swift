@@ -5,4 +5,5 @@ public let allSubcommands: [any SubcommandProtocol.Type] = [
     StatsCommand.self,
     ImportCommand.self,
     OffPolicyCommand.self,
+    ForgetCommand.self,
 ]
