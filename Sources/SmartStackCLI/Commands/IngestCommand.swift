@@ -125,7 +125,8 @@ public struct IngestCommand: SubcommandProtocol, Hashable {
         do {
             store = try EventStore(path: database, options: EventStore.Options(coarsensLocations: coarsensLocations))
         } catch {
-            throw CommandFailure(describeStoreError(error, path: database, action: "cannot open database"))
+            throw CommandFailure(describeStoreError(error, path: database, action: "cannot open database")
+                + "\nnothing was ingested")
         }
         var pending: [Event]? = first
         let result: AppendResult
