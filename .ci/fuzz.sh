@@ -55,6 +55,7 @@ for target in "${selected[@]}"; do
         -lsqlite3 -lz -o "$out/fuzz-$target"
 done
 
+export LSAN_OPTIONS="suppressions=$PWD/.ci/lsan-suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 status=0
 for target in "${selected[@]}"; do
     step "fuzz $target for ${seconds}s"

@@ -150,4 +150,80 @@ import Testing
         exactBits = withUnsafeBytes(of: (-74.005_974_3).bitPattern.bigEndian) { Array($0) }
         #expect(bytes.firstRange(of: exactBits) == nil, "the exact longitude never reaches the disk")
     }
+
+    // MARK: The tool
+
+    @Test func ingestCreatesAPrivateFileAppliesRetentionAndCoarsensLocations() throws {
+        let directory = try StoreTemporaryDirectory()
+        let input = directory.file("log.jsonl")
+        try Data("""
+            {"time":"2013-01-01T08:00:00-05:00","type":"app_launch","user":"ann","id":"old","app":"com.old"}
+            {"time":"2013-03-01T08:00:00-05:00","type":"location","user":"ann","id":"loc","lat":40.7127761,"lon":-74.0059743,"accuracy":4}
+            {"time":"2013-03-27T08:00:00-04:00","type":"app_launch","user":"bob","id":"new","app":"com.new"}
+
+            """.utf8).write(to: URL(fileURLWithPath: input))
+        let db = directory.file("private.db")
+        let old = umask(0o022)
+        defer { umask(old) }
+        let run = try ReliabilityCLI.run(["ingest", input, "--db", db, "--retain-days", "30", "--coarse-locations"],
+                                         in: directory.path)
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.output == "ingested 3 events (0 duplicates skipped) into \(db); retention 30 days: 1 older event deleted\n")
+        #expect(S.mode(db) == 0o600)
+        let store = try EventStore(path: db)
+        #expect(try store.events(EventQuery()).compactMap(\.id) == ["loc", "new"], "only events within 30 days of the newest stay")
+        guard case let .location(lat, lon, accuracy)? = try store.events(EventQuery(types: [.location])).first?.payload else {
+            Issue.record("location missing")
+            return
+        }
+        #expect(lat == 40.713 && lon == -74.006 && accuracy == 100)
+        let bytes = S.fileBytes(db) + S.fileBytes(db + "-wal")
+        #expect(bytes.firstRange(of: Array("com.old".utf8)) == nil, "the expired event is overwritten on disk")
+    }
+
+    @Test func forgetEraseThroughTheTool() throws {
+        let directory = try StoreTemporaryDirectory()
+        let input = directory.file("log.jsonl")
+        let lines = Self.diaryLog().map { JSONLWriter.line(for: $0) }.joined(separator: "\n") + "\n"
+        try Data(lines.utf8).write(to: URL(fileURLWithPath: input))
+        let db = directory.file("events.db")
+        #expect(try ReliabilityCLI.run(["ingest", input, "--db", db], in: directory.path).status == 0)
+        try EventStore(path: db).saveState(user: "cat", key: "model", sequence: 17, blob: [7])
+        let run = try ReliabilityCLI.run(["forget", "--db", db, "--app", "com.secret.diary", "--user", "cat"], in: directory.path)
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.output == """
+            forgot user 'cat': 1 event erased, engine state cleared
+            forgot app 'com.secret.diary': 9 events erased, its widgets removed from 1 stack configuration, engine state of 2 users cleared
+
+            """)
+        let store = try EventStore(path: db)
+        #expect(try store.users() == ["ann", "bob"])
+        #expect(try store.loadState(user: "cat", key: "model") == nil)
+        #expect(try store.count(EventQuery()) == 7)
+        let export = try ReliabilityCLI.run(["export", "--db", db], in: directory.path)
+        #expect(!export.output.contains("com.secret.diary"))
+    }
+
+    @Test(arguments: [
+        (["forget", "--db", "x.db"], "say what to forget"),
+        (["forget", "--db", "x.db", "--user", ""], "the value of '--user' is empty"),
+        (["forget", "--user", "u"], "missing required option '--db'"),
+        (["ingest", "in.jsonl", "--db", "x.db", "--retain-days", "-3"], "the value of '--retain-days' must be a whole number"),
+        (["ingest", "in.jsonl", "--db", "x.db", "--retain-days", "week"], "the value of '--retain-days' must be a whole number"),
+    ])
+    func privacyOptionsRejectBadValuesAsUsageErrors(arguments: [String], message: String) throws {
+        let directory = try StoreTemporaryDirectory()
+        let run = try ReliabilityCLI.run(arguments, in: directory.path)
+        #expect(run.status == 64)
+        #expect(run.error.hasPrefix("Error: \(message)"), "\(run.error)")
+    }
+
+    @Test func forgetOnAMissingDatabaseCreatesNothing() throws {
+        let directory = try StoreTemporaryDirectory()
+        let db = directory.file("none.db")
+        let run = try ReliabilityCLI.run(["forget", "--db", db, "--user", "u"], in: directory.path)
+        #expect(run.status == 1)
+        #expect(run.error == "Error: no database at \(db)\n")
+        #expect(!FileManager.default.fileExists(atPath: db))
+    }
 }
