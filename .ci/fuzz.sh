@@ -10,8 +10,11 @@
 # (-sanitize=fuzzer,address), one module at a time, into .build/fuzz. New inputs that raise
 # coverage are kept in .build/fuzz/corpus/<target> (copy good ones to Fuzz/Corpus/<target>); a
 # crash stops the run, its input is saved as .build/fuzz/crash-<target>-*, and the script exits 1.
-# Every crash found becomes a regression test (Tests/SmartStackTests/FuzzRegressionTests...)
-# and its input goes to Fuzz/Corpus/<target>, which this script replays first.
+# Every crash found becomes a regression test: its input goes to Fuzz/Crashes/<target>/, which
+# FuzzCrashRegressionTests (Tests/SmartStackCLITests/CrashSafety+FuzzCorpus.swift) runs through
+# the built tool expecting a clean error; once fixed, the input also joins Fuzz/Corpus/<target>,
+# which this script replays before fuzzing (and FuzzCorpusRegressionTests replays in-process).
+# Leak reports inside Foundation's file reading are suppressed (.ci/lsan-suppressions.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${FUZZ_SECONDS:-45}"
