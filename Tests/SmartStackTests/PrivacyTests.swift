@@ -115,6 +115,15 @@ import Testing
         #expect(names == ["other"], "the name of a user left without events is gone too")
     }
 
+    @Test func erasingTheOnlyWidgetOfAStackLeavesAnEmptyStack() throws {
+        let store = try EventStore(path: ":memory:")
+        try store.append([Self.event("u", "c", at: 1, .stackConfig(stack: "s", widgets: [WidgetConfig(id: "w", app: "com.a")])),
+                          Self.event("u", "t", at: 2, .widgetTap(widget: "w", stack: "s"))])
+        #expect(try store.erase(app: "com.a") == AppErasure(deletedEvents: 1, rewrittenStackConfigs: 1, affectedUsers: ["u"]))
+        #expect(try store.events(EventQuery()).map(\.payload) == [.stackConfig(stack: "s", widgets: [])])
+        #expect(try store.integrityCheck() == ["ok"])
+    }
+
     @Test func erasingAUserRemovesTheirNameAndStateFromDisk() throws {
         let directory = try StoreTemporaryDirectory()
         let path = directory.file("user.sqlite")
