@@ -147,71 +147,11 @@ public final class EventStore: Sendable {
     @discardableResult
     public func append(_ events: [Event]) throws -> AppendResult {
         guard !events.isEmpty else { return AppendResult(inserted: 0, duplicates: 0) }
-        let path = self.path
-        let coarsensLocations = options.coarsensLocations
-        return try write { db in
-            let next = try db.cachedStatement(StoreSchema.nextSequence)
-            var sequence = try next.step() ? next.int64(at: 0) : 1
-            next.reset()
-            let insert = try db.cachedStatement(StoreSchema.insertEvent)
-            var users = UserKeys()
-            var inserted = 0
-            var duplicates = 0
-            for event in events {
-                try insert.bind(sequence, at: 1)
-                try insert.bind(try users.key(for: event.user, in: db), at: 2)
-                try insert.bind(event.id, at: 3)
-                try insert.bind(event.time.nanosecondsSinceEpoch, at: 4)
-                try insert.bind(Int64(event.time.utcOffsetSeconds), at: 5)
-                if let field = try EventColumns.bindFields(of: event.payload, to: insert,
-                                                              coarsensLocations: coarsensLocations) {
-                    let position = inserted + duplicates + 1
-                    throw StoreError(kind: .invalidEvent, path: path, message:
-                        "event \(position) of the batch (\(event.type.rawValue)\(event.id.map { " id \($0)" } ?? "")): field '\(field)' is NaN, which cannot be stored; nothing of the batch was stored")
-                }
-                _ = try insert.step()
-                insert.reset()
-                if db.changes > 0 {
-                    inserted += 1
-                    sequence += 1
-                } else {
-                    duplicates += 1
-                }
-            }
-            return AppendResult(inserted: inserted, duplicates: duplicates)
-        }
-    }
-
-    /// User names to their integer keys, looked up or created once per append.
-    private struct UserKeys {
-        private var lastName: String?
-        private var lastKey: Int64 = 0
-        private var keys: [String: Int64] = [:]
-
-        mutating func key(for name: String, in db: Database) throws -> Int64 {
-            if let lastName, lastName == name { return lastKey }
-            let key: Int64
-            if let known = keys[name] {
-                key = known
-            } else {
-                let find = try db.cachedStatement(StoreSchema.findUser)
-                try find.bind(name, at: 1)
-                if try find.step() {
-                    key = find.int64(at: 0)
-                    find.reset()
-                } else {
-                    find.reset()
-                    let insert = try db.cachedStatement(StoreSchema.insertUser)
-                    try insert.bind(name, at: 1)
-                    try insert.execute()
-                    key = db.lastInsertedRowID
-                }
-                keys[name] = key
-            }
-            lastName = name
-            lastKey = key
-            return key
-        }
+        var pending: [Event]? = events
+        return try append(batches: {
+            defer { pending = nil }
+            return pending
+        })
     }
 
     // MARK: Reading
