@@ -114,17 +114,14 @@ import Testing
         defer { dir.cleanUp() }
         let inputs = FuzzCorpusRegressionTests.inputs("../Crashes/\(format)")
         #expect(!inputs.isEmpty, "no crash inputs for \(format)")
-        // Found by the fuzz targets, in the importers' code (reported; remove withKnownIssue when
-        // fixed — this test then fails, saying the known issue no longer happens):
-        // - lsapp, obd: a date after 2262 or before 1678 overflows Int64 nanoseconds in
-        //   ImportTime.date (also csv --time-format rfc3339): a Swift runtime trap.
-        // - csv: a negative accuracy is imported as is, and the JSONL written is then refused
-        //   by ingest ("field 'accuracy': must be >= 0").
-        withKnownIssue("importers: dates outside 1678...2261 trap; csv keeps negative accuracies") {
-            for input in inputs {
-                let problem = try Self.problem(format: format, input: input, in: dir)
-                #expect(problem == nil, "\(format) \(input.lastPathComponent): \(problem ?? "")")
-            }
+        // Found by the fuzz targets in the importers (now fixed, kept as regressions):
+        // - lsapp, obd, csv rfc3339: a date after 2262 or before 1678 overflowed Int64 nanoseconds
+        //   in ImportTime (a runtime trap); now a clear import error.
+        // - csv: a negative accuracy was imported as is, and the JSONL written was then refused
+        //   by ingest; now a clear import error naming the column.
+        for input in inputs {
+            let problem = try Self.problem(format: format, input: input, in: dir)
+            #expect(problem == nil, "\(format) \(input.lastPathComponent): \(problem ?? "")")
         }
     }
 }

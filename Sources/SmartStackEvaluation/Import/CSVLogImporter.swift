@@ -83,6 +83,9 @@ public struct CSVLogImporter: Sendable {
                         guard (-90...90).contains(lat) else { throw table.error(latColumn, "latitude out of range: \(lat)") }
                         guard (-180...180).contains(lon) else { throw table.error(lonColumn, "longitude out of range: \(lon)") }
                         let accuracy = try accuracyColumn.flatMap { c throws(ImportError) in try table.optionalDouble(c) }
+                        if let accuracy, let accuracyColumn, !(accuracy >= 0) {
+                            throw table.error(accuracyColumn, "accuracy must be >= 0 metres: \(accuracy)")
+                        }
                         collector.add(Event(time: time, user: user, payload: .location(lat: lat, lon: lon, accuracy: accuracy)))
                         produced = true
                     }
