@@ -7,4 +7,5 @@ public let allSubcommands: [any SubcommandProtocol.Type] = [
     GenerateCommand.self,
     ImportCommand.self,
     OffPolicyCommand.self,
+    ExportDecisionsCommand.self,
 ]
