@@ -48,6 +48,8 @@ public struct ExportDecisionsCommand: SubcommandProtocol {
           --no-merge-repeats      Keep every app launch
           --warmup-days <n>       Days after each user's first event not scored (default: 7)
           --seed <n>              Seed of the policy (default: 0)
+          --time-replay           Also time a plain replay of the policy (no export) from the
+                                  parsed events and add it to the summary
           --quiet                 No summary on stderr
           -h, --help              Show help information.
 
@@ -67,12 +69,14 @@ public struct ExportDecisionsCommand: SubcommandProtocol {
     public var options: ReplayOptions
     /// No summary on stderr.
     public var quiet: Bool
+    /// Time a plain replay of the policy too.
+    public var timesReplay: Bool
 
     /// Parses the arguments (pure: nothing is read or checked on disk).
     public init(arguments: [String]) throws(UsageError) {
         let args = try ParsedArguments(arguments,
             options: ["--db", "--out", "--policy", "--window", "--warmup-days", "--seed"],
-            flags: ["--quiet", "--merge-repeats", "--no-merge-repeats"])
+            flags: ["--quiet", "--merge-repeats", "--no-merge-repeats", "--time-replay"])
         datasets = args.positional
         database = args.value("--db")
         if datasets.isEmpty, database == nil { throw UsageError("missing dataset: give JSONL files or --db <path>") }
@@ -93,6 +97,7 @@ public struct ExportDecisionsCommand: SubcommandProtocol {
             options.seed = s
         }
         quiet = args.flag("--quiet")
+        timesReplay = args.flag("--time-replay")
     }
 
     /// Runs the export.
@@ -134,7 +139,9 @@ public struct ExportDecisionsCommand: SubcommandProtocol {
         let source: EvaluationSource = database.map { .database($0) } ?? .files(datasets)
         let summary: DecisionExportSummary
         do {
-            summary = try DecisionExport(options: options, policy: spec).run(source) { record in
+            var export = DecisionExport(options: options, policy: spec)
+            export.timesReplay = timesReplay
+            summary = try export.run(source) { record in
                 buffer.append(contentsOf: record.jsonLine.utf8)
                 buffer.append(10)
                 if buffer.count >= 1 << 20 { try flush() }
@@ -158,6 +165,9 @@ public struct ExportDecisionsCommand: SubcommandProtocol {
         if !quiet {
             let hit = summary.scoredWithTarget > 0 ? String(format: "%.4f", Double(summary.hits) / Double(summary.scoredWithTarget)) : "n/a"
             output.printError("exported \(summary.decisions) decisions of \(summary.users) users: \(summary.scoredDecisions) scored, \(summary.scoredWithTarget) scored with a target; \(spec) hit@1 \(hit)")
+        }
+        if let seconds = summary.replaySeconds {
+            output.printError(String(format: "replay of %@ alone (parsed events, record + decide): %d decisions in %.6f s", spec.description, summary.decisions, seconds))
         }
         return 0
     }

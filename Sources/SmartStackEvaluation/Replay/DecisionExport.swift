@@ -88,6 +88,9 @@ public struct DecisionExportSummary: Sendable, Hashable {
     public var scoredWithTarget = 0
     /// Scored decisions with a target whose `pick` is a target (hit@1 = hits / scoredWithTarget).
     public var hits = 0
+    /// With `DecisionExport.timesReplay`: seconds the policy alone took to replay every user's
+    /// parsed events (record each event, decide at each decision point), as in `evaluate`.
+    public var replaySeconds: Double?
 
     /// Creates an empty summary.
     public init() {}
@@ -107,6 +110,9 @@ public struct DecisionExport: Sendable {
     public var options: ReplayOptions
     /// The policy whose picks and rankings are exported (default: the engine's default).
     public var policy: PolicySpec
+    /// Whether to also time a plain replay of each user through the policy alone (no feature
+    /// export), from events already parsed, into `DecisionExportSummary.replaySeconds`.
+    public var timesReplay = false
 
     /// Creates an export.
     public init(options: ReplayOptions = ReplayOptions(), policy: PolicySpec = PolicySpec(name: PolicyRegistry.defaultPolicy)) {
@@ -143,6 +149,17 @@ public struct DecisionExport: Sendable {
                 records.append(record)
             })
             if let reason = result.skipReason { summary.skipped.append(SkippedUser(user: user, reason: reason)) }
+            if timesReplay {
+                let ordered = Evaluator.timeOrdered(events)
+                let factory = PolicyFactory.engine(policy)
+                let clock = ContinuousClock()
+                let start = clock.now
+                let plain = try factory.make(user, SplitMix64.mix(seed, SplitMix64.stableHash(user)))
+                _ = try replay.run(user: user, events: ordered, policies: [plain], collectImpressions: false)
+                let elapsed = clock.now - start
+                summary.replaySeconds = (summary.replaySeconds ?? 0)
+                    + Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            }
             for record in records {
                 summary.decisions += 1
                 if record.isScored {
