@@ -20,19 +20,23 @@ public struct ExportDecisionsCommand: SubcommandProtocol {
     public static let help = """
         OVERVIEW: \(abstract)
 
-        Replays the datasets exactly as 'smartstack evaluate' does (same decision points, warm-up
-        and targets) and writes one JSON object per line for every decision point and stack:
-          user, time, stack, scored     who, when, which stack; scored = after the warm-up
-          candidates, eligible          the stack's widgets in configured order
-          features                      per candidate, SmartStack's features from the past only:
-                                        \(FeatureVector.names.prefix(7).joined(separator: ", ")),
-                                        \(FeatureVector.names.dropFirst(7).prefix(4).joined(separator: ", ")),
-                                        \(FeatureVector.names.dropFirst(11).joined(separator: ", "))
-          target                        widgets engaged within the window, or null
-          pick, order                   the policy's top after rotation and its display order
-                                        (what evaluate's hit@1 and MRR are computed from)
-          ranking, scores               the policy's raw scorer ranking and per-candidate scores
-        A summary (decisions, scored decisions with a target, the policy's hit@1) goes to stderr.
+        Replays the datasets exactly as 'smartstack evaluate' does (same decision
+        points, warm-up and targets) and writes one JSON object per line for every
+        decision point and stack:
+          user, time, stack, scored   who, when, which stack; scored = after warm-up
+          candidates, eligible        the stack's widgets in configured order
+          features                    per candidate, SmartStack's features from the
+                                      past only (see FeatureVector.names):
+                                      \(FeatureVector.names.prefix(4).joined(separator: ", ")),
+                                      \(FeatureVector.names.dropFirst(4).prefix(4).joined(separator: ", ")),
+                                      \(FeatureVector.names.dropFirst(8).prefix(2).joined(separator: ", ")),
+                                      \(FeatureVector.names.dropFirst(10).prefix(2).joined(separator: ", ")),
+                                      \(FeatureVector.names.dropFirst(12).joined(separator: ", "))
+          target                      widgets engaged within the window, or null
+          pick, order                 the policy's top after rotation and its display
+                                      order (evaluate's hit@1 and MRR use them)
+          ranking, scores             the raw scorer ranking and per-candidate scores
+        A summary (decisions, scored decisions with a target, hit@1) goes to stderr.
 
         USAGE: \(usage)
 
@@ -43,13 +47,15 @@ public struct ExportDecisionsCommand: SubcommandProtocol {
           --db <path>             Read the events from a database instead of files
           --out <file>            Write to this file instead of standard output
           --policy <policy>       Policy whose picks are exported (default: \(PolicyRegistry.defaultPolicy))
-          --window <duration>     Attribution window after a decision, e.g. 10m, 90s (default: 10m)
+          --window <duration>     Attribution window after a decision, e.g. 10m, 90s
+                                  (default: 10m)
           --merge-repeats         Merge consecutive launches of the same app (default)
           --no-merge-repeats      Keep every app launch
-          --warmup-days <n>       Days after each user's first event not scored (default: 7)
+          --warmup-days <n>       Days after each user's first event not scored
+                                  (default: 7)
           --seed <n>              Seed of the policy (default: 0)
-          --time-replay           Also time a plain replay of the policy (no export) from the
-                                  parsed events and add it to the summary
+          --time-replay           Also time a plain replay of the policy (no export)
+                                  from the parsed events; report it on stderr
           --quiet                 No summary on stderr
           -h, --help              Show help information.
 
