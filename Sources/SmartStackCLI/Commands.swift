@@ -1,11 +1,12 @@
-/// Every subcommand, in the order `smartstack --help` lists them. Each helper appends its own.
+/// Every subcommand, in the order `smartstack --help` lists them.
 public let allSubcommands: [any SubcommandProtocol.Type] = [
     IngestCommand.self,
     ExportCommand.self,
     StatsCommand.self,
     EvaluateCommand.self,
+    ExportDecisionsCommand.self,
     GenerateCommand.self,
     ImportCommand.self,
-    OffPolicyCommand.self,
     ForgetCommand.self,
+    OffPolicyCommand.self,
 ]

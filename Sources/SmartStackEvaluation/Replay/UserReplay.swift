@@ -114,8 +114,11 @@ struct UserReplay {
     /// Replays `events` (one user's, in time order) through `policies`.
     ///
     /// - Complexity: O(events × policies) plus the policies' own work.
+    /// `closed`, when given, is told each decision as it closes (stack id, instant, whether
+    /// scored, target), before it is tallied; decisions close in time order.
     func run(user: String, events input: [Event], policies: [any ReplayPolicy], collectImpressions: Bool,
-             progress: ((Int) -> Void)? = nil) throws -> UserReplayResult {
+             progress: ((Int) -> Void)? = nil,
+             closed: ((_ stack: String, _ nanoseconds: Int64, _ scored: Bool, _ target: [String]?) -> Void)? = nil) throws -> UserReplayResult {
         var result = UserReplayResult(user: user)
         result.perPolicy = Array(repeating: PolicyUserTallies(), count: policies.count)
         let events = options.mergeRepeats ? Self.mergingRepeats(input) : input
@@ -148,6 +151,7 @@ struct UserReplay {
         func close(slot: Int) {
             guard let d = open[slot] else { return }
             open[slot] = nil
+            closed?(book.stacks[slot].id, d.nanoseconds, d.scored, d.target)
             guard d.scored else { return }
             if d.target != nil { result.dayTargets[d.day] += 1 }
             for p in 0..<policies.count {

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Smoke run of the peers harness (Benchmarks/peers) on a tiny simulated dataset, so the harness
+# cannot rot: pinned pip install into .build/peers-venv, export-decisions, every peer, the
+# SmartStack run and the tables. Speeds from a debug build mean nothing; the full run is in
+# Benchmarks/peers/README.md. Fails on any error (including export/evaluate disagreeing).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=.build/peers-smoke
+rm -rf "$out"
+mkdir -p "$out"
+swift build --product smartstack
+bin="$(swift build --product smartstack --show-bin-path)/smartstack"
+python3 -m venv .build/peers-venv
+.build/peers-venv/bin/pip install -q --disable-pip-version-check -r Benchmarks/peers/requirements.txt
+"$bin" generate --persona commuter --days 10 --users 1 --seed 1 --out "$out/tiny.jsonl" --truth "$out/tiny.truth.jsonl"
+.build/peers-venv/bin/python Benchmarks/peers/run.py --smartstack "$bin" --out "$out" "$out/tiny.jsonl"
+test -s "$out/tiny.md"
+test -s "$out/summary.json"
+echo "peers smoke: OK"

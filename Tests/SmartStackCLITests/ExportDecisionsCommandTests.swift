@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+import SmartStack
+@testable import SmartStackCLI
+import SmartStackEvaluation
+
+/// `smartstack export-decisions` in-process.
+@Suite struct ExportDecisionsCommandTests {
+    static var commuter: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Datasets/commuter.jsonl").path
+    }
+
+    @Test func writesOneLinePerDecisionAndAgreesWithEvaluate() throws {
+        let dir = try TemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: dir.path) }
+        let out = dir.file("d.jsonl")
+        let run = runTool(["export-decisions", Self.commuter, "--out", out, "--warmup-days", "3"])
+        #expect(run.status == 0)
+        #expect(run.standardOutput.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: out + ".partial"))
+        let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
+        var scoredWithTarget = 0, hits = 0
+        for line in lines {
+            let o = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            guard o["scored"] as? Bool == true, let target = o["target"] as? [String] else { continue }
+            scoredWithTarget += 1
+            if let pick = o["pick"] as? String, target.contains(pick) { hits += 1 }
+        }
+        let eval = runTool(["evaluate", Self.commuter, "--policies", "contextual", "--warmup-days", "3", "--bootstrap", "0", "--json", "--quiet"])
+        #expect(eval.status == 0)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(eval.standardOutput.utf8)) as? [String: Any])
+        let policies = try #require(report["policies"] as? [[String: Any]])
+        let metrics = try #require(policies.first?["metrics"] as? [String: Any])
+        #expect(metrics["decisions_with_target"] as? Double == Double(scoredWithTarget))
+        let hit1 = try #require(metrics["hit_at_1"] as? Double)
+        #expect(abs(hit1 - Double(hits) / Double(scoredWithTarget)) < 1e-12)
+        #expect(run.standardError.contains("\(scoredWithTarget) scored with a target"))
+    }
+
+    @Test func writesToStandardOutputWithoutOut() throws {
+        let run = runTool(["export-decisions", Self.commuter, "--quiet", "--warmup-days", "0", "--time-replay"])
+        #expect(run.status == 0)
+        #expect(run.standardError.hasPrefix("replay of contextual alone (parsed events, record + decide): "))
+        let first = try #require(run.standardOutput.split(separator: "\n").first)
+        #expect(first.hasPrefix("{\"user\":\"commuter-"))
+    }
+
+    @Test(arguments: [
+        (["export-decisions"], "missing dataset"),
+        (["export-decisions", "x.jsonl", "--db", "y.db"], "either dataset files or --db"),
+        (["export-decisions", "x.jsonl", "--window", "ten"], "--window"),
+        (["export-decisions", "x.jsonl", "--bogus"], "--bogus"),
+    ])
+    func usageErrorsExit64(arguments: [String], message: String) {
+        let run = runTool(arguments)
+        #expect(run.status == 64)
+        #expect(run.standardError.contains("Error:") && run.standardError.contains(message))
+    }
+
+    @Test func failuresExit1WithWhatAndWhere() {
+        let missing = runTool(["export-decisions", "/nonexistent/data.jsonl"])
+        #expect(missing.status == 1)
+        #expect(missing.standardError.contains("cannot read dataset '/nonexistent/data.jsonl'"))
+        let policy = runTool(["export-decisions", Self.commuter, "--policy", "nonsense"])
+        #expect(policy.status == 64)
+        #expect(policy.standardError.contains("nonsense"))
+    }
+}
