@@ -1,0 +1,60 @@
+/// Saving and restoring a user's whole learned state.
+extension UserEngine {
+    /// Everything an engine learned, as saved by `snapshot()`.
+    struct Snapshot: Codable {
+        static let currentVersion = 1
+        var version = Snapshot.currentVersion
+        var user: String
+        var policy: ResolvedPolicy
+        var features: FeatureState
+        var rotation: RotationState
+        var bandit: BanditModel
+        var generator: SeededGenerator
+    }
+
+    /// Serialized state, restorable with `init(user:policy:rotation:seed:restoring:)`.
+    /// A compact binary encoding of the learned state (`SnapshotCoder`: about 4 KB per widget
+    /// plus the context tables). An outside `WidgetScorer`'s own state is not included.
+    /// - Complexity: O(size of the state).
+    public func snapshot() -> [UInt8] {
+        let s = Snapshot(user: user, policy: policy, features: features, rotation: rotation, bandit: bandit, generator: generator)
+        do { return try SnapshotCoder.encode(s) } catch {
+            // Every field is a plain number, string or array of them: encoding cannot fail.
+            preconditionFailure("encoding a UserEngine snapshot failed: \(error)")
+        }
+    }
+
+    /// Restores an engine from `snapshot()` bytes. The snapshot's generator state is used, not
+    /// `seed`; the policy must be the one the snapshot was taken with.
+    /// - Complexity: O(size of the state).
+    public convenience init(user: String, policy: PolicySpec, rotation: RotationParameters = RotationParameters(), seed: UInt64 = 0, restoring snapshot: [UInt8]) throws(EngineError) {
+        let resolved = try ResolvedPolicy(policy)
+        let s: Snapshot
+        do { s = try SnapshotCoder.decode(Snapshot.self, from: snapshot) } catch {
+            throw EngineError("snapshot for user '\(user)' is not readable (\(snapshot.count) bytes): \(error)")
+        }
+        guard s.version == Snapshot.currentVersion else {
+            throw EngineError("snapshot for user '\(user)' has version \(s.version); this engine reads version \(Snapshot.currentVersion)")
+        }
+        let stacks = s.features.stacks.count, widgets = s.features.widgets.count
+        let r = s.rotation
+        guard s.features.isConsistent,
+              [r.top.count, r.since.count, r.day.count, r.rotationsToday.count, r.holdWidget.count, r.holdUntil.count]
+                .allSatisfy({ $0 <= stacks && $0 == r.top.count }),
+              (r.top + r.holdWidget).allSatisfy({ $0 >= -1 && $0 < widgets }),
+              s.bandit.theta.count == ContextualModel.featureCount else {
+            throw EngineError("snapshot for user '\(user)' is inconsistent (corrupt bytes?)")
+        }
+        guard s.user == user else {
+            throw EngineError("snapshot is for user '\(s.user)', not '\(user)'")
+        }
+        guard s.policy == resolved else {
+            throw EngineError("snapshot for user '\(user)' was taken with policy '\(s.policy.kind.rawValue)' and other parameters than '\(policy)'")
+        }
+        self.init(user: user, resolved: resolved, name: policy.description, rotation: rotation, seed: seed, external: nil)
+        features = s.features
+        self.rotation = s.rotation
+        bandit = s.bandit
+        generator = s.generator
+    }
+}

@@ -1,0 +1,366 @@
+import Foundation
+
+/// One user's engine: features, scorer and rotation state, fed in time order. Single-threaded
+/// (one per user during replay); the host-facing `Engine` wraps many of these safely.
+///
+/// ```swift
+/// let engine = try UserEngine(user: "u00", policy: PolicySpec(parsing: "contextual"))
+/// for event in events { engine.record(event) }
+/// let ranking = try engine.ranking(stack: "home", at: now)      // scores + reasons
+/// let decision = try engine.decide(stack: "home", at: now)      // what is shown on top
+/// ```
+///
+/// ## What it learns
+/// An *engagement* of a widget is a launch of its app or a tap on it (a swipe to it counts
+/// half). Per widget the engine keeps engagement counts decayed with `half_life` (14 d), a
+/// short-term count (`recent_half_life`, 1 h), counts per local 15-minute bin of the day split
+/// weekday/weekend (read through a circular von Mises kernel of `bandwidth` 45 min, so 23:50 is
+/// next to 00:10), per place, per previous app (and gap since it: < 5 min, < 30 min, < 2 h,
+/// < 12 h), per context key=value, its relevance hints, and its rejections (swipes away,
+/// impressions without an engagement within 10 min, a quarter each). Places come from `place`
+/// events (valid 12 h) or from `location` fixes clustered online within 150 m (fixes with
+/// `accuracy` over 250 m are ignored, coarser fixes move a place's centre less; valid 2 h).
+///
+/// ## How `contextual` scores
+/// A naive-Bayes sum of log-ratios, one per signal: how much likelier the widget is to be the
+/// next engaged given this time of day, place, previous app, context and recent use than in
+/// general. Each specific distribution is smoothed toward the more general one with `prior`
+/// pseudo-counts (previous app + gap → previous app → overall; weekday-or-weekend time →
+/// any-day time → overall; overall → configured order), so thin data backs off smoothly. A
+/// relevance hint adds `2 · (score / widget's own max hint − 0.5)`; a hint `<= 0` makes the
+/// widget ineligible for its `duration` (no duration: until its next hint) under every policy.
+/// Cold start: the configured order, then hints, then usage as it accumulates. The weights of
+/// the signals start at 1 (0.5 for context pairs, 2 for hints) and are learned online by a
+/// softmax-regression gradient step (`learning_rate`, default 0.02) at each *session start*
+/// (an engagement at least 5 min after the previous app launch), which corrects naive-Bayes
+/// double counting per person. `bandit` is the same model with `learning_rate` 0.05 that
+/// explores (epsilon-greedy or softmax) from a seeded generator and reports its propensity.
+///
+/// ## Cost and determinism
+/// Work per event is O(1) amortised (O(stacks · widgets) for a `bandit` engagement); a ranking
+/// is O(widgets) plus small per-context lookups, never a scan of past events. Answers are a
+/// deterministic function of the events recorded and the seed.
+///
+/// ## Late events
+/// Events older than the newest seen are accepted and never reorder anything: they are counted
+/// with the decay weight and local time of day of their own time (exactly as if on time), under
+/// the place, context and previous app current when they arrive. A late hint, pin, place,
+/// context, swipe or stack configuration older than the one in force does not replace it.
+/// Events are not filtered by `user`: the caller routes each user's events to that user's
+/// engine.
+public final class UserEngine {
+    /// Whose events this engine learns from.
+    public let user: String
+    /// The policy's name as shown in rankings (`PolicySpec.description` or the scorer's name).
+    public let policyName: String
+    /// Whether rankings carry reasons (default `true`). Turning it off makes ranking and
+    /// deciding cheaper, e.g. during replay where reasons are not read.
+    public var explainsRankings = true
+
+    // Internal state. Stored properties skip dynamic exclusivity checks: a UserEngine is used
+    // by one caller at a time (it is not Sendable) and never accesses a property overlappingly.
+    let policy: ResolvedPolicy
+    let rotationParameters: RotationParameters
+    @exclusivity(unchecked) var features: FeatureState
+    @exclusivity(unchecked) var rotation = RotationState()
+    @exclusivity(unchecked) var bandit = BanditModel()
+    @exclusivity(unchecked) var generator: SeededGenerator
+    let external: (any WidgetScorer)?
+    @exclusivity(unchecked) var scratch = ScoringScratch()
+    @exclusivity(unchecked) var learningScratch = ScoringScratch()
+
+    /// An engine running a built-in policy, with its own seeded generator.
+    public convenience init(user: String, policy: PolicySpec, rotation: RotationParameters = RotationParameters(), seed: UInt64 = 0) throws(EngineError) {
+        let resolved = try ResolvedPolicy(policy)
+        self.init(user: user, resolved: resolved, name: policy.description, rotation: rotation, seed: seed, external: nil)
+    }
+
+    /// An engine running an outside scorer under the same rotation policy.
+    public convenience init(user: String, scorer: any WidgetScorer, name: String, rotation: RotationParameters = RotationParameters()) {
+        self.init(user: user, resolved: ResolvedPolicy(kind: .external), name: name, rotation: rotation, seed: 0, external: scorer)
+    }
+
+    init(user: String, resolved: ResolvedPolicy, name: String, rotation: RotationParameters, seed: UInt64, external: (any WidgetScorer)?) {
+        self.user = user
+        self.policyName = name
+        self.policy = resolved
+        self.rotationParameters = rotation
+        self.features = FeatureState(
+            halfLife: resolved.halfLife, recentHalfLife: resolved.recentHalfLife,
+            frecencyHalfLife: resolved.frecencyHalfLife, bandwidth: resolved.bandwidth)
+        self.generator = SeededGenerator(seed: seed ^ SeededGenerator.hash(user))
+        self.external = external
+    }
+
+    /// Learns from one event (late events accepted).
+    public func record(_ event: Event) {
+        if learnsWeights { learnBandit(from: event) }
+        features.record(event)
+        if case .widgetSwipe(let stack, _, let to) = event.payload,
+           let s = features.stacks.index(of: stack), let w = features.widgets.index(of: to) {
+            let ts = event.time.secondsSinceEpoch
+            rotation.ensure(stacks: Int(s) + 1)
+            // A late swipe older than the current top's start does not rewrite history.
+            if ts >= rotation.since[Int(s)] {
+                rotation.swiped(stack: Int(s), to: w, at: ts, hold: max(0, rotationParameters.swipeHold))
+            }
+        }
+        if case .stackConfig(let stack, _) = event.payload, let s = features.stacks.index(of: stack) {
+            // A widget removed from a stack is no longer on top of it.
+            rotation.ensure(stacks: Int(s) + 1)
+            let top = rotation.top[Int(s)]
+            if top >= 0 && !features.stackWidgets[Int(s)].contains(top) { rotation.top[Int(s)] = -1 }
+        }
+        external?.observe(event)
+    }
+
+    /// The stacks configured so far and their widgets, in the person's order.
+    public var stacks: [String: [WidgetConfig]] {
+        var result: [String: [WidgetConfig]] = [:]
+        for s in 0..<features.stacks.count where features.stackConfigTime[s] > FeatureState.never {
+            result[features.stacks[Int32(s)]] = features.stackConfigs[s]
+        }
+        return result
+    }
+
+    /// The scorer's ranking of `stack` at `time` (no rotation side effects).
+    /// - Complexity: O(widgets of the stack), plus O(widgets · reasons) when explaining.
+    public func ranking(stack: String, at time: EventTime) throws(EngineError) -> Ranking {
+        let s = try stackIndex(stack)
+        score(stack: s, at: time)
+        return makeRanking(stack: s, name: stack, at: time)
+    }
+
+    /// Applies the rotation policy at a decision point and returns what is shown on top.
+    /// - Complexity: O(widgets · stacks).
+    public func decide(stack: String, at time: EventTime) throws(EngineError) -> RotationDecision {
+        let s = try stackIndex(stack)
+        score(stack: s, at: time)
+        let ranking = makeRanking(stack: s, name: stack, at: time)
+        var scratch = ScoringScratch()
+        swap(&scratch, &self.scratch)
+        defer { swap(&scratch, &self.scratch) }
+        rotation.ensure(stacks: features.stacks.count)
+        let widgets = features.stackWidgets[s]
+        let n = widgets.count
+        let ts = time.secondsSinceEpoch
+        let today = Int32(clamping: time.localDayNumber)
+        let previous = rotation.top[s]
+
+        var top: Int32 = -1
+        var propensity = 1.0
+        let pin = features.stackPins[s]
+        if pin >= 0, widgets.contains(pin) {
+            top = pin
+        } else {
+            // The scorer's distribution over candidates (eligible, not on top elsewhere).
+            if scratch.probabilities.count < n { scratch.probabilities = [Double](repeating: 0, count: n) }
+            var candidates = 0
+            var greedy = -1
+            for k in 0..<n {
+                let i = scratch.order[k]
+                scratch.probabilities[i] = 0
+                if scratch.eligible[i] && !rotation.isOnTopElsewhere(widgets[i], except: s) {
+                    candidates += 1
+                    if greedy < 0 { greedy = i }
+                }
+            }
+            var pick = greedy
+            if candidates > 0 {
+                if policy.kind == .bandit {
+                    explorationDistribution(&scratch, widgets: widgets, stack: s, candidates: candidates, greedy: greedy)
+                    var u = generator.nextUnit()
+                    pick = -1
+                    for i in 0..<n where scratch.probabilities[i] > 0 {
+                        pick = i
+                        u -= scratch.probabilities[i]
+                        if u < 0 { break }
+                    }
+                } else {
+                    scratch.probabilities[greedy] = 1
+                }
+            }
+            top = resolve(pick, scratch, stack: s, widgets: widgets, at: ts, today: today)
+            if candidates > 0 && policy.kind == .bandit {
+                propensity = 0
+                for i in 0..<n where scratch.probabilities[i] > 0 {
+                    if resolve(i, scratch, stack: s, widgets: widgets, at: ts, today: today) == top {
+                        propensity += scratch.probabilities[i]
+                    }
+                }
+            }
+        }
+        rotation.show(top, stack: s, previous: previous, at: ts, today: today)
+        return RotationDecision(
+            top: top >= 0 ? features.widgets[top] : nil, didRotate: top != previous,
+            propensity: propensity, ranking: ranking)
+    }
+
+    /// The bandit's exploration probabilities over candidates into `scratch.probabilities`.
+    private func explorationDistribution(_ scratch: inout ScoringScratch, widgets: [Int32], stack s: Int, candidates: Int, greedy: Int) {
+        let n = widgets.count
+        switch policy.exploration {
+        case .epsilon:
+            let e = policy.epsilon
+            for i in 0..<n where scratch.eligible[i] && !rotation.isOnTopElsewhere(widgets[i], except: s) {
+                scratch.probabilities[i] = e / Double(candidates) + (i == greedy ? 1 - e : 0)
+            }
+        case .softmax:
+            var m = -Double.infinity
+            for i in 0..<n where scratch.eligible[i] && !rotation.isOnTopElsewhere(widgets[i], except: s) {
+                m = max(m, scratch.scores[i])
+            }
+            var total = 0.0
+            for i in 0..<n where scratch.eligible[i] && !rotation.isOnTopElsewhere(widgets[i], except: s) {
+                let v = (scratch.scores[i] - m) / policy.temperature
+                scratch.probabilities[i] = max(exp(v), 1e-300)
+                total += scratch.probabilities[i]
+            }
+            for i in 0..<n { scratch.probabilities[i] /= total }
+        }
+    }
+
+    /// The widget on top if the scorer proposes row `candidate` (or nothing, -1).
+    private func resolve(_ candidate: Int, _ scratch: borrowing ScoringScratch, stack s: Int, widgets: [Int32], at ts: Double, today: Int32) -> Int32 {
+        let p = rotationParameters
+        let hold = rotation.holdWidget[s]
+        if hold >= 0, ts < rotation.holdUntil[s], let j = widgets.firstIndex(of: hold), scratch.eligible[j] {
+            return hold
+        }
+        let current = rotation.top[s]
+        let ci = current >= 0 ? widgets.firstIndex(of: current) : nil
+        let currentValid = ci.map { scratch.eligible[$0] } == true && !rotation.isOnTopElsewhere(current, except: s)
+        guard candidate >= 0 else { return currentValid ? current : -1 }
+        let challenger = widgets[candidate]
+        guard currentValid, let ci else { return challenger }
+        if challenger == current { return current }
+        if ts - rotation.since[s] < p.minimumDwell { return current }
+        if rotation.rotations(stack: s, today: today) >= p.maximumRotationsPerDay { return current }
+        if p.hysteresisMargin <= 0 { return challenger }
+        var lo = Double.infinity, hi = -Double.infinity
+        for i in 0..<widgets.count where scratch.eligible[i] {
+            lo = min(lo, scratch.scores[i]); hi = max(hi, scratch.scores[i])
+        }
+        let range = hi - lo
+        let gain = range > 0 && range.isFinite ? (scratch.scores[candidate] - scratch.scores[ci]) / range : 0
+        return gain >= p.hysteresisMargin ? challenger : current
+    }
+
+    /// Minimum seconds since the previous app launch for an engagement to train the weights.
+    static let sessionGap = 300.0
+
+    /// Whether the signal weights are learned online (`bandit`, or `contextual` with a
+    /// positive `learning_rate`).
+    var learnsWeights: Bool {
+        policy.kind == .bandit || (policy.kind == .contextual && policy.learningRate > 0)
+    }
+
+    func stackIndex(_ name: String) throws(EngineError) -> Int {
+        if let s = features.stacks.index(of: name), features.stackConfigTime[Int(s)] > FeatureState.never {
+            return Int(s)
+        }
+        let known = stacks.keys.sorted()
+        throw EngineError("unknown stack '\(name)' for user '\(user)' (known: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
+    }
+
+    /// Scores stack `s` into `scratch.scores`, `scratch.eligible` and `scratch.order`.
+    func score(stack s: Int, at time: EventTime) {
+        var scratch = ScoringScratch()
+        swap(&scratch, &self.scratch)
+        defer { swap(&scratch, &self.scratch) }
+        let widgets = features.stackWidgets[s]
+        let n = widgets.count
+        if scratch.scores.count < n {
+            scratch.scores = [Double](repeating: 0, count: n)
+            scratch.eligible = [Bool](repeating: true, count: n)
+        }
+        if scratch.order.count != n { scratch.order = Array(0..<n) }
+        let ts = time.secondsSinceEpoch
+        switch policy.kind {
+        case .contextual, .bandit:
+            ContextualModel.features(features, widgets: widgets, at: time, prior: policy.prior, scratch: &scratch)
+            let theta = learnsWeights ? bandit.theta : ContextualModel.defaultWeights
+            let F = ContextualModel.featureCount
+            for i in 0..<n {
+                var v = 0.0
+                for k in 0..<F { v += theta[k] * scratch.features[i * F + k] }
+                scratch.scores[i] = v
+            }
+        case .external:
+            let given = external?.scores(stack: features.stacks[Int32(s)], widgets: features.stackConfigs[s], at: time) ?? []
+            for i in 0..<n { scratch.scores[i] = i < given.count && !given[i].isNaN ? given[i] : -Double.infinity }
+        default:
+            Baselines.scores(policy.kind, policy: policy, features, widgets: widgets, at: time, into: &scratch.scores)
+        }
+        for i in 0..<n { scratch.eligible[i] = features.isEligible(Int(widgets[i]), at: ts) }
+        // Order: pinned, eligible by score (ties: configured order), ineligible in order.
+        let pin = features.stackPins[s]
+        for i in 0..<n { scratch.order[i] = i }
+        func before(_ a: Int, _ b: Int) -> Bool {
+            let pa = widgets[a] == pin, pb = widgets[b] == pin
+            if pa != pb { return pa }
+            if scratch.eligible[a] != scratch.eligible[b] { return scratch.eligible[a] }
+            if scratch.eligible[a] && scratch.scores[a] != scratch.scores[b] { return scratch.scores[a] > scratch.scores[b] }
+            return a < b
+        }
+        if n > 1 {
+            for i in 1..<n {
+                let x = scratch.order[i]
+                var j = i - 1
+                while j >= 0 && before(x, scratch.order[j]) { scratch.order[j + 1] = scratch.order[j]; j -= 1 }
+                scratch.order[j + 1] = x
+            }
+        }
+    }
+
+    private func makeRanking(stack s: Int, name: String, at time: EventTime) -> Ranking {
+        let widgets = features.stackWidgets[s]
+        let scratch = self.scratch
+        var result: [RankedWidget] = []
+        result.reserveCapacity(widgets.count)
+        let pin = features.stackPins[s]
+        for k in 0..<widgets.count {
+            let i = scratch.order[k]
+            let w = widgets[i]
+            let reasons = explainsRankings ? explanation(row: i, widget: Int(w), stack: s, at: time, isPinned: w == pin) : []
+            result.append(RankedWidget(widget: features.widgets[w], score: scratch.scores[i], isEligible: scratch.eligible[i], reasons: reasons))
+        }
+        return Ranking(stack: name, user: user, at: time, policy: policyName, widgets: result)
+    }
+
+    /// One online step of the bandit for every widget this event engages, from the state just
+    /// before the event.
+    private func learnBandit(from event: Event) {
+        // Learn from session starts only: engagements at least `sessionGap` after the previous
+        // app launch. They are the engagements a decision at screen-on has to predict, and
+        // skipping the rest of each session keeps recording cheap.
+        let ts = event.time.secondsSinceEpoch
+        guard ts - features.lastAppTime >= Self.sessionGap || features.lastAppTime > ts else { return }
+        var engaged: [Int32] = []
+        switch event.payload {
+        case .appLaunch(let app):
+            if let a = features.apps.index(of: app) { engaged = features.appWidgets[Int(a)] }
+        case .widgetTap(let widget, _):
+            if let w = features.widgets.index(of: widget) { engaged = [w] }
+        case .widgetSwipe(_, _, let to):
+            if let w = features.widgets.index(of: to) { engaged = [w] }
+        default:
+            return
+        }
+        for w in engaged {
+            for s in 0..<features.stackWidgets.count {
+                let widgets = features.stackWidgets[s]
+                guard widgets.count > 1, let row = widgets.firstIndex(of: w) else { continue }
+                ContextualModel.features(features, widgets: widgets, at: event.time, prior: policy.prior,
+                                         scratch: &learningScratch)
+                bandit.learn(features: learningScratch.features, count: widgets.count, engaged: row,
+                             rate: policy.learningRate, probabilities: &learningScratch.probabilities)
+            }
+        }
+    }
+}
+
+/// A `UserEngine` is used from one thread or task at a time; the host `Engine` serialises
+/// access to many of them.
+@available(*, unavailable)
+extension UserEngine: Sendable {}

@@ -1,0 +1,31 @@
+/// Decayed engagement counts per (context, widget), e.g. per place or per previous app.
+/// Rows are created lazily and grow to the number of widgets on first write.
+struct ContextTable: Sendable, Codable, Hashable {
+    private(set) var rows: [[Double]] = []
+
+    init() {}
+
+    @inline(__always) func value(_ context: Int, _ widget: Int) -> Double {
+        guard context >= 0, context < rows.count else { return 0 }
+        let row = rows[context]
+        return widget < row.count ? row[widget] : 0
+    }
+
+    /// The row of `context` (empty if none), to read many widgets with one lookup.
+    @inline(__always) func row(_ context: Int) -> [Double] {
+        context >= 0 && context < rows.count ? rows[context] : []
+    }
+
+    mutating func add(_ amount: Double, _ context: Int, _ widget: Int) {
+        guard context >= 0 else { return }
+        if context >= rows.count { rows.append(contentsOf: repeatElement([], count: context + 1 - rows.count)) }
+        if widget >= rows[context].count {
+            rows[context].append(contentsOf: repeatElement(0, count: widget + 1 - rows[context].count))
+        }
+        rows[context][widget] += amount
+    }
+
+    mutating func scale(by factor: Double) {
+        for i in rows.indices { for j in rows[i].indices { rows[i][j] *= factor } }
+    }
+}

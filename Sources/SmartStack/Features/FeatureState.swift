@@ -1,0 +1,396 @@
+/// Everything SmartStack learns about one person from their events, updated incrementally in
+/// O(1) amortised work per event and read in O(widgets) per ranking.
+///
+/// Signals (all counts of *engagements*: a launch of a widget's app or a tap on the widget;
+/// a swipe to a widget counts as half an engagement):
+/// - **usage**: per-widget counts decayed with the long half-life (default 14 days), a short-term
+///   recency count (default half-life 1 hour), the last use and all-time totals;
+/// - **time of day**: decayed counts in 96 local 15-minute bins, separately for weekdays and
+///   weekends (read through `CircularTimeKernel`), plus a 32-day bitmap per bin for explanations;
+/// - **place**: the current place from `place` events (valid 12 h) or from `location` fixes
+///   clustered by `PlaceClusterer` (valid 2 h after the fix); counts per (place, widget);
+/// - **sequence**: counts per (previous app, widget) and per (previous app, gap bucket, widget),
+///   gap buckets < 5 min, < 30 min, < 2 h, < 12 h (older previous apps give no signal);
+/// - **context**: counts per (key=value, widget) for every key currently set;
+/// - **hints**: each widget's current relevance hint and the running max / mean of its own
+///   positive hints; **feedback**: swipes away (weight 1) and impressions not followed by an
+///   engagement of the widget within 10 minutes (weight 0.25) as decayed time-of-day counts;
+/// - **pins** per stack.
+///
+/// Late events (older than the newest seen) are accepted and never reorder anything: counts
+/// get the decay weight of their own time (exact, as if on time), time-of-day bins and day
+/// bitmaps use their own local time, but the place, context and previous app they are counted
+/// under are the ones current when they arrive. A late hint, pin, context, place or stack
+/// configuration older than the one in force is kept out of the current state (hint max/mean
+/// still learn from it).
+///
+/// A reference type so rankings read it in place without copying ~60 arrays; every stored
+/// property opts out of dynamic exclusivity checks (`@exclusivity(unchecked)`): the state is
+/// only touched from its owning `UserEngine`, one call at a time, never with overlapping access.
+final class FeatureState: Codable {
+    static let never = -Double.infinity
+    static let impressionWindow = 600.0
+    static let placeEventValidity = 12 * 3600.0
+    static let locationValidity = 2 * 3600.0
+    static let gapBounds: [Double] = [300, 1800, 7200, 43_200]
+
+    @exclusivity(unchecked) var longClock: DecayClock
+    @exclusivity(unchecked) var recentClock: DecayClock
+    @exclusivity(unchecked) var frecencyClock: DecayClock
+    @exclusivity(unchecked) var kernel: CircularTimeKernel
+    @exclusivity(unchecked) var newest = FeatureState.never
+
+    @exclusivity(unchecked) var widgets = Interner()
+    @exclusivity(unchecked) var apps = Interner()
+    @exclusivity(unchecked) var stacks = Interner()
+    @exclusivity(unchecked) var places = Interner()
+    @exclusivity(unchecked) var contextKeys = Interner()
+    @exclusivity(unchecked) var pairs = Interner()
+
+    // Stacks.
+    @exclusivity(unchecked) var stackWidgets: [[Int32]] = []
+    @exclusivity(unchecked) var stackConfigs: [[WidgetConfig]] = []
+    @exclusivity(unchecked) var stackConfigTime: [Double] = []
+    @exclusivity(unchecked) var stackPins: [Int32] = []
+    @exclusivity(unchecked) var stackPinTime: [Double] = []
+
+    // Per widget.
+    @exclusivity(unchecked) var widgetApp: [Int32] = []
+    @exclusivity(unchecked) var usage: [Double] = []
+    @exclusivity(unchecked) var recent: [Double] = []
+    @exclusivity(unchecked) var lastUsed: [Double] = []
+    @exclusivity(unchecked) var lastUsedOffset: [Int32] = []
+    @exclusivity(unchecked) var totalUses: [Double] = []
+    @exclusivity(unchecked) var frecency: [Double] = []        // decayed with `frecencyClock`, for the `frecency` baseline
+    @exclusivity(unchecked) var hourCounts: [Double] = []      // widget * 24 + local hour, not decayed
+    @exclusivity(unchecked) var timeBins: [Double] = []        // widget * 192 + dayType * 96 + bin, long decay
+    @exclusivity(unchecked) var rejections: [Double] = []      // widget * 96 + bin, long decay
+    @exclusivity(unchecked) var rejectionTotal: [Double] = []  // not decayed, for explanations
+    @exclusivity(unchecked) var dayMasks: [UInt32] = []        // widget * 192 + dayType * 96 + bin: bit i = used on day (maskDay - i)
+    @exclusivity(unchecked) var maskDays: [Int32] = []
+    @exclusivity(unchecked) var hintScore: [Double] = []
+    @exclusivity(unchecked) var hintStart: [Double] = []
+    @exclusivity(unchecked) var hintEnd: [Double] = []
+    @exclusivity(unchecked) var hintOffset: [Int32] = []
+    @exclusivity(unchecked) var hintMax: [Double] = []
+    @exclusivity(unchecked) var hintSum: [Double] = []
+    @exclusivity(unchecked) var hintCount: [Double] = []
+    @exclusivity(unchecked) var pendingImpression: [Double] = []
+    @exclusivity(unchecked) var pendingImpressionBin: [Int16] = []
+
+    // Per app (cold start of widgets configured after their app was used).
+    @exclusivity(unchecked) var appWidgets: [[Int32]] = []
+    @exclusivity(unchecked) var appUsage: [Double] = []
+    @exclusivity(unchecked) var appRecent: [Double] = []
+    @exclusivity(unchecked) var appLastUsed: [Double] = []
+    @exclusivity(unchecked) var appTotal: [Double] = []
+
+    // Context tables.
+    @exclusivity(unchecked) var placeTable = ContextTable()
+    @exclusivity(unchecked) var appTable = ContextTable()
+    @exclusivity(unchecked) var appGapTable = ContextTable()
+    @exclusivity(unchecked) var pairTable = ContextTable()
+
+    // Current context.
+    @exclusivity(unchecked) var lastApp: Int32 = -1
+    @exclusivity(unchecked) var lastAppTime = FeatureState.never
+    @exclusivity(unchecked) var currentPlace: Int32 = -1
+    @exclusivity(unchecked) var placeTime = FeatureState.never
+    @exclusivity(unchecked) var placeExpiry = FeatureState.never
+    @exclusivity(unchecked) var placeIsCluster: [Bool] = []
+    @exclusivity(unchecked) var clusterer = PlaceClusterer()
+    @exclusivity(unchecked) var clusterPlaces: [Int32] = []
+    @exclusivity(unchecked) var currentPairs: [Int32] = []     // by context key
+    @exclusivity(unchecked) var pairTime: [Double] = []
+
+    // Days with any engagement, for "k of the last n weekdays".
+    @exclusivity(unchecked) var activeMask: UInt32 = 0
+    @exclusivity(unchecked) var activeDay: Int32 = Int32.min
+
+    init(halfLife: Double, recentHalfLife: Double, frecencyHalfLife: Double, bandwidth: Double) {
+        longClock = DecayClock(halfLife: halfLife)
+        recentClock = DecayClock(halfLife: recentHalfLife)
+        frecencyClock = DecayClock(halfLife: frecencyHalfLife)
+        kernel = CircularTimeKernel(bandwidth: bandwidth)
+    }
+
+    // MARK: Recording
+
+    /// Learns from one event.
+    func record(_ event: Event) {
+        let t = event.time
+        let ts = t.secondsSinceEpoch
+        if longClock.needsRescale(at: ts) { rescaleLong(to: ts) }
+        if recentClock.needsRescale(at: ts) { rescaleRecent(to: ts) }
+        if frecencyClock.needsRescale(at: ts) {
+            let f = frecencyClock.factor(at: ts)
+            for i in frecency.indices { frecency[i] *= f }
+            frecencyClock.origin = ts
+        }
+        switch event.payload {
+        case .stackConfig(let stack, let configs):
+            configure(stack: stack, widgets: configs, at: ts)
+        case .appLaunch(let app):
+            let a = Int(internApp(app))
+            appUsage[a] += longClock.weight(at: ts)
+            appRecent[a] += recentClock.weight(at: ts)
+            appLastUsed[a] = max(appLastUsed[a], ts)
+            appTotal[a] += 1
+            for w in appWidgets[a] { engage(Int(w), at: t, weight: 1) }
+            if ts >= lastAppTime { lastApp = Int32(a); lastAppTime = ts }
+        case .widgetTap(let widget, _):
+            engage(Int(internWidget(widget)), at: t, weight: 1)
+        case .widgetSwipe(let stack, let from, let to):
+            _ = internStack(stack)
+            let f = Int(internWidget(from))
+            addRejection(f, atSecond: t.localSecondsOfDay, time: ts, weight: 1)
+            engage(Int(internWidget(to)), at: t, weight: 0.5)
+        case .widgetImpression(let stack, let widget, _, _):
+            _ = internStack(stack)
+            let w = Int(internWidget(widget))
+            commitImpression(w, before: ts)
+            if ts >= pendingImpression[w] {
+                pendingImpression[w] = ts
+                pendingImpressionBin[w] = Int16(CircularTimeKernel.bin(ofSecond: t.localSecondsOfDay))
+            }
+        case .widgetPin(let stack, let widget):
+            let s = Int(internStack(stack))
+            let w = internWidget(widget)
+            if ts >= stackPinTime[s] { stackPins[s] = w; stackPinTime[s] = ts }
+        case .widgetUnpin(let stack, let widget):
+            let s = Int(internStack(stack))
+            if let w = widgets.index(of: widget), stackPins[s] == w, ts >= stackPinTime[s] {
+                stackPins[s] = -1; stackPinTime[s] = ts
+            }
+        case .screenOn:
+            break
+        case .location(let lat, let lon, let accuracy):
+            guard ts >= placeTime, let c = clusterer.assign(lat: lat, lon: lon, accuracy: accuracy) else { break }
+            while clusterPlaces.count <= c {
+                clusterPlaces.append(internPlace("#\(clusterPlaces.count + 1)", isCluster: true))
+            }
+            currentPlace = clusterPlaces[c]; placeTime = ts; placeExpiry = ts + Self.locationValidity
+        case .place(let label):
+            guard ts >= placeTime else { break }
+            currentPlace = internPlace(label, isCluster: false); placeTime = ts; placeExpiry = ts + Self.placeEventValidity
+        case .context(let key, let value):
+            let k = Int(contextKeys.intern(key))
+            if k >= currentPairs.count { currentPairs.append(-1); pairTime.append(Self.never) }
+            if ts >= pairTime[k] { currentPairs[k] = pairs.intern(key + "=" + value); pairTime[k] = ts }
+        case .relevance(let widget, let score, let duration):
+            let w = Int(internWidget(widget))
+            guard score.isFinite else { break }
+            if score > 0 {
+                hintMax[w] = max(hintMax[w], score); hintSum[w] += score; hintCount[w] += 1
+            }
+            if ts >= hintStart[w] {
+                hintScore[w] = score; hintStart[w] = ts; hintOffset[w] = t.utcOffsetSeconds
+                if let d = duration, d > 0, d.isFinite { hintEnd[w] = ts + d } else { hintEnd[w] = .infinity }
+            }
+        }
+        newest = max(newest, ts)
+    }
+
+    /// Counts one engagement of widget `w` under the current context.
+    func engage(_ w: Int, at t: EventTime, weight: Double) {
+        let ts = t.secondsSinceEpoch
+        let lw = longClock.weight(at: ts) * weight
+        let second = t.localSecondsOfDay
+        let bin = CircularTimeKernel.bin(ofSecond: second)
+        let dayType = t.isWeekend ? 1 : 0
+        usage[w] += lw
+        recent[w] += recentClock.weight(at: ts) * weight
+        frecency[w] += frecencyClock.weight(at: ts) * weight
+        if ts >= lastUsed[w] { lastUsed[w] = ts; lastUsedOffset[w] = t.utcOffsetSeconds }
+        totalUses[w] += weight
+        hourCounts[w * 24 + second / 3600] += weight
+        timeBins[w * 192 + dayType * 96 + bin] += lw
+        if let p = place(at: ts) { placeTable.add(lw, Int(p), w) }
+        if let (a, bucket) = previousApp(at: ts) {
+            appTable.add(lw, a, w)
+            appGapTable.add(lw, a * 4 + bucket, w)
+        }
+        for pair in currentPairs where pair >= 0 { pairTable.add(lw, Int(pair), w) }
+        markDay(Int32(t.localDayNumber), mask: w * 192 + dayType * 96 + bin)
+        if ts >= pendingImpression[w] { pendingImpression[w] = Self.never }
+    }
+
+    private func markDay(_ day: Int32, mask i: Int) {
+        Self.setBit(day: day, mask: &dayMasks[i], maskDay: &maskDays[i])
+        Self.setBit(day: day, mask: &activeMask, maskDay: &activeDay)
+    }
+
+    static func setBit(day: Int32, mask: inout UInt32, maskDay: inout Int32) {
+        if maskDay == Int32.min || day > maskDay {
+            let shift = maskDay == Int32.min ? 32 : Int(day) - Int(maskDay)
+            mask = shift >= 32 ? 0 : mask << UInt32(shift)
+            maskDay = day
+        }
+        let back = Int(maskDay) - Int(day)
+        if back < 32 { mask |= 1 << UInt32(back) }
+    }
+
+    /// Whether bit for `day` is set in a mask last shifted on `maskDay`.
+    @inline(__always) static func bit(day: Int, mask: UInt32, maskDay: Int32) -> Bool {
+        let back = Int(maskDay) - day
+        return maskDay != Int32.min && back >= 0 && back < 32 && (mask >> UInt32(back)) & 1 == 1
+    }
+
+    private func addRejection(_ w: Int, atSecond second: Int, time ts: Double, weight: Double) {
+        rejections[w * 96 + CircularTimeKernel.bin(ofSecond: second)] += longClock.weight(at: ts) * weight
+        rejectionTotal[w] += weight
+    }
+
+    /// An impression shown more than 10 minutes before `ts` and not followed by an engagement
+    /// counts mildly against its widget (a quarter of a swipe away).
+    private func commitImpression(_ w: Int, before ts: Double) {
+        let p = pendingImpression[w]
+        guard p > Self.never, ts - p > Self.impressionWindow else { return }
+        let bin = Int(pendingImpressionBin[w])
+        rejections[w * 96 + bin] += longClock.weight(at: p) * 0.25
+        rejectionTotal[w] += 0.25
+        pendingImpression[w] = Self.never
+    }
+
+    // MARK: Current context
+
+    /// The place in force at `ts`, if any.
+    @inline(__always) func place(at ts: Double) -> Int32? {
+        currentPlace >= 0 && ts < placeExpiry && ts >= placeTime - 60 ? currentPlace : nil
+    }
+
+    /// The previous app and its gap bucket at `ts`, if it was used less than 12 hours before.
+    @inline(__always) func previousApp(at ts: Double) -> (Int, Int)? {
+        guard lastApp >= 0 else { return nil }
+        let gap = ts - lastAppTime
+        guard gap >= 0 else { return nil }
+        for (i, bound) in Self.gapBounds.enumerated() where gap < bound { return (Int(lastApp), i) }
+        return nil
+    }
+
+    /// The widget's active relevance hint at `ts`, if any.
+    @inline(__always) func hint(_ w: Int, at ts: Double) -> Double? {
+        hintStart[w] <= ts && ts < hintEnd[w] ? hintScore[w] : nil
+    }
+
+    /// Whether the widget may be on top at `ts` (no active hint `<= 0`).
+    @inline(__always) func isEligible(_ w: Int, at ts: Double) -> Bool {
+        guard let h = hint(w, at: ts) else { return true }
+        return h > 0
+    }
+
+    // MARK: Interning
+
+    func internWidget(_ name: String) -> Int32 {
+        let before = widgets.count
+        let i = widgets.intern(name)
+        if widgets.count > before {
+            widgetApp.append(-1); usage.append(0); recent.append(0); lastUsed.append(Self.never)
+            lastUsedOffset.append(0); totalUses.append(0); frecency.append(0)
+            hourCounts.append(contentsOf: repeatElement(0, count: 24))
+            timeBins.append(contentsOf: repeatElement(0, count: 192))
+            rejections.append(contentsOf: repeatElement(0, count: 96))
+            rejectionTotal.append(0)
+            dayMasks.append(contentsOf: repeatElement(0, count: 192))
+            maskDays.append(contentsOf: repeatElement(Int32.min, count: 192))
+            hintScore.append(0); hintStart.append(Self.never); hintEnd.append(Self.never); hintOffset.append(0)
+            hintMax.append(0); hintSum.append(0); hintCount.append(0)
+            pendingImpression.append(Self.never); pendingImpressionBin.append(0)
+        }
+        return i
+    }
+
+    func internApp(_ name: String) -> Int32 {
+        let before = apps.count
+        let i = apps.intern(name)
+        if apps.count > before {
+            appWidgets.append([]); appUsage.append(0); appRecent.append(0)
+            appLastUsed.append(Self.never); appTotal.append(0)
+        }
+        return i
+    }
+
+    func internStack(_ name: String) -> Int32 {
+        let before = stacks.count
+        let i = stacks.intern(name)
+        if stacks.count > before {
+            stackWidgets.append([]); stackConfigs.append([]); stackConfigTime.append(Self.never)
+            stackPins.append(-1); stackPinTime.append(Self.never)
+        }
+        return i
+    }
+
+    private func internPlace(_ name: String, isCluster: Bool) -> Int32 {
+        let before = places.count
+        let i = places.intern(name)
+        if places.count > before { placeIsCluster.append(isCluster) }
+        return i
+    }
+
+    private func configure(stack: String, widgets configs: [WidgetConfig], at ts: Double) {
+        let s = Int(internStack(stack))
+        guard ts >= stackConfigTime[s] else { return }
+        stackConfigTime[s] = ts
+        var seen = Set<String>()
+        let unique = configs.filter { seen.insert($0.id).inserted }
+        stackConfigs[s] = unique
+        stackWidgets[s] = unique.map { internWidget($0.id) }
+        for (config, w32) in zip(unique, stackWidgets[s]) {
+            let w = Int(w32)
+            guard let app = config.app else { continue }
+            let a = internApp(app)
+            guard widgetApp[w] != a else { continue }
+            if widgetApp[w] >= 0 { appWidgets[Int(widgetApp[w])].removeAll { $0 == w32 } }
+            widgetApp[w] = a
+            appWidgets[Int(a)].append(w32)
+            // Cold start: a widget whose app was used before it was configured starts with the
+            // app's global usage.
+            if totalUses[w] == 0 {
+                usage[w] = appUsage[Int(a)]; recent[w] = appRecent[Int(a)]
+                lastUsed[w] = appLastUsed[Int(a)]; totalUses[w] = appTotal[Int(a)]
+            }
+        }
+    }
+
+    /// Whether the per-widget, per-app and per-stack arrays agree with the interned names
+    /// (checked when restoring a snapshot, so corrupt bytes fail cleanly instead of trapping).
+    var isConsistent: Bool {
+        let w = widgets.count, a = apps.count, st = stacks.count
+        var perWidget: [Int] = [widgetApp.count, usage.count, recent.count, lastUsed.count, lastUsedOffset.count]
+        perWidget += [totalUses.count, frecency.count, rejectionTotal.count, hintScore.count, hintStart.count]
+        perWidget += [hintEnd.count, hintOffset.count, hintMax.count, hintSum.count, hintCount.count]
+        perWidget += [pendingImpression.count, pendingImpressionBin.count]
+        let perApp: [Int] = [appWidgets.count, appUsage.count, appRecent.count, appLastUsed.count, appTotal.count]
+        let perStack: [Int] = [stackWidgets.count, stackConfigs.count, stackConfigTime.count, stackPins.count, stackPinTime.count]
+        guard perWidget.allSatisfy({ $0 == w }), perApp.allSatisfy({ $0 == a }), perStack.allSatisfy({ $0 == st }) else { return false }
+        guard hourCounts.count == w * 24, timeBins.count == w * 192, rejections.count == w * 96 else { return false }
+        guard dayMasks.count == w * 192, maskDays.count == w * 192, placeIsCluster.count == places.count else { return false }
+        guard currentPairs.count == contextKeys.count, pairTime.count == contextKeys.count else { return false }
+        guard widgetApp.allSatisfy({ $0 >= -1 && $0 < a }), stackPins.allSatisfy({ $0 >= -1 && $0 < w }) else { return false }
+        guard stackWidgets.allSatisfy({ $0.allSatisfy { $0 >= 0 && $0 < w } }) else { return false }
+        guard appWidgets.allSatisfy({ $0.allSatisfy { $0 >= 0 && $0 < w } }) else { return false }
+        guard currentPairs.allSatisfy({ $0 >= -1 && $0 < pairs.count }) else { return false }
+        guard clusterPlaces.allSatisfy({ $0 >= 0 && $0 < places.count }) else { return false }
+        guard lastApp >= -1, lastApp < a, currentPlace >= -1, currentPlace < places.count else { return false }
+        return true
+    }
+
+    // MARK: Rescaling (amortised O(1): once every 200 e-folding times)
+
+    private func rescaleLong(to ts: Double) {
+        let f = longClock.factor(at: ts)
+        for i in usage.indices { usage[i] *= f }
+        for i in timeBins.indices { timeBins[i] *= f }
+        for i in rejections.indices { rejections[i] *= f }
+        for i in appUsage.indices { appUsage[i] *= f }
+        placeTable.scale(by: f); appTable.scale(by: f); appGapTable.scale(by: f); pairTable.scale(by: f)
+        longClock.origin = ts
+    }
+
+    private func rescaleRecent(to ts: Double) {
+        let f = recentClock.factor(at: ts)
+        for i in recent.indices { recent[i] *= f }
+        for i in appRecent.indices { appRecent[i] *= f }
+        recentClock.origin = ts
+    }
+}

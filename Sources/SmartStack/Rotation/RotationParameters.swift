@@ -1,0 +1,57 @@
+/// Parameters of the rotation policy applied on top of any scorer.
+///
+/// At each decision point, in this order:
+/// 1. **Pins win**: a pinned widget is on top until unpinned (even if its hint is `<= 0`).
+/// 2. **A manual swipe wins** for `swipeHold` (default 1 h): the widget swiped to stays on top
+///    while it is eligible.
+/// 3. The scorer's best eligible widget not currently on top of another of the person's stacks
+///    (**one stack top**) is the challenger. It replaces the current top only if the current top
+///    is gone, ineligible or on top elsewhere, or if all of these hold:
+///    - **dwell**: the current top has been on top at least `minimumDwell` (default 5 min);
+///    - **cap**: fewer than `maximumRotationsPerDay` (default 48) rotations happened on this
+///      stack since local midnight;
+///    - **hysteresis**: the challenger beats the current top by at least `hysteresisMargin`
+///      (default 0.05) of the range of eligible scores (scores rescaled to 0...1 within the
+///      ranking, so the margin means the same for every scorer).
+///
+/// The defaults keep the top responsive at each screen-on (dwell shorter than a typical gap
+/// between looks at the phone) while damping flicker between near-ties.
+///
+/// ```swift
+/// var r = RotationParameters()
+/// r.minimumDwell = 15 * 60
+/// let engine = try UserEngine(user: "u00", policy: PolicySpec(parsing: "contextual"), rotation: r)
+/// ```
+public struct RotationParameters: Sendable, Hashable, Codable {
+    /// Fraction (0...1) of the eligible score range a challenger must win by. Default 0.05.
+    /// 0 turns hysteresis off: the scorer's pick (or the bandit's sampled pick) always wins.
+    public var hysteresisMargin: Double
+    /// Seconds a widget stays on top before it may be replaced (unless it became ineligible).
+    /// Default 300.
+    public var minimumDwell: Double
+    /// Automatic rotations allowed per stack per local day. Default 48.
+    public var maximumRotationsPerDay: Int
+    /// Seconds a manually swiped-to widget stays on top. Default 3600.
+    public var swipeHold: Double
+
+    /// The documented defaults.
+    public init() {
+        hysteresisMargin = 0.05
+        minimumDwell = 300
+        maximumRotationsPerDay = 48
+        swipeHold = 3600
+    }
+
+    /// Custom parameters (negative values are treated as 0).
+    public init(hysteresisMargin: Double, minimumDwell: Double, maximumRotationsPerDay: Int, swipeHold: Double) {
+        self.hysteresisMargin = hysteresisMargin
+        self.minimumDwell = minimumDwell
+        self.maximumRotationsPerDay = maximumRotationsPerDay
+        self.swipeHold = swipeHold
+    }
+
+    /// Parameters that never hold anything back: the top is always the scorer's best eligible
+    /// widget (pins, swipes and one-stack-top still apply).
+    public static let immediate = RotationParameters(
+        hysteresisMargin: 0, minimumDwell: 0, maximumRotationsPerDay: Int.max, swipeHold: 0)
+}

@@ -1,0 +1,163 @@
+import Foundation
+
+/// SmartStack's own scoring model (`contextual`), also the feature map of `bandit`.
+///
+/// The score of widget `w` in a stack is a sum of log-ratios, one per signal, each telling how
+/// much more (or less) likely `w` is to be the next widget engaged given that signal than in
+/// general (a naive-Bayes combination with hierarchical smoothing):
+///
+/// - `base = log(n · p0(w))`: decayed usage (half-life `half_life`, default 14 d) smoothed with
+///   one pseudo-engagement spread over the configured order (weights 0.8^position), so a cold
+///   stack keeps its configured order and global usage takes over as it accumulates.
+/// - `time = log(p_dt(w) / p0(w))`: circular time-of-day kernel counts, backing off
+///   weekday/weekend-specific → all days → `p0`.
+/// - `place = log(p_place(w) / p0(w))`, `sequence = log(p_app,gap(w) / p0(w))` backing off
+///   previous app + gap → previous app → `p0`, `context` = sum over current key=value pairs,
+///   `recent` = short-term decayed usage (half-life `recent_half_life`, default 1 h).
+///
+///   Every specific distribution is Dirichlet-smoothed toward the more general one,
+///   `p_spec(w) = (n_spec(w) + prior · p_general(w)) / (N_spec + prior)` (`prior` default 3), so
+///   with thin data a signal contributes ~0 and it grows smoothly with evidence.
+/// - `hint`: an active positive relevance hint `s` contributes `s / max_w - 0.5`, where
+///   `max_w` is the largest positive hint that widget ever gave: hints are compared only with
+///   the same widget's own hints (WidgetKit semantics). Active hints `<= 0` make it ineligible.
+/// - `feedback = log((E + 1) / (E + 1 + R))`: `E` engagements and `R` rejections (swipes away,
+///   ignored impressions) around this time of day.
+///
+/// Initial weights: `ContextualModel.defaultWeights` (1 for each log-ratio, 0.5 for context
+/// pairs, 2 for hints, 1 for feedback), then learned online by `BanditModel` from session
+/// starts unless `learning_rate=0`.
+enum ContextualModel {
+    static let featureCount = 8
+    enum Feature: Int, CaseIterable { case base, time, place, sequence, context, recent, hint, feedback }
+    static let defaultWeights: [Double] = [1, 1, 1, 1, 0.5, 1, 2, 1]
+    static let orderDecay = 0.8
+    static let orderPriorWeight = 1.0
+
+    /// Fills `scratch.features` (n × 8, row-major) with the feature values of `widgets` at `time`.
+    /// - Complexity: O(n · (kernel bins + context pairs)).
+    static func features(
+        _ fs: FeatureState, widgets: [Int32], at time: EventTime, prior: Double,
+        scratch: inout ScoringScratch
+    ) {
+        var x = scratch.features
+        scratch.features = []
+        defer { scratch.features = x }
+        let n = widgets.count
+        let F = featureCount
+        let R = ScoringScratch.rawCount
+        scratch.prepare(widgets: n)
+        if x.count != n * F { x = [Double](repeating: 0, count: n * F) }
+        guard n > 0 else { return }
+        let ts = time.secondsSinceEpoch
+        let fL = fs.longClock.factor(at: ts)
+        let fR = fs.recentClock.factor(at: ts)
+        let first = fs.kernel.weights(atSecond: time.localSecondsOfDay, into: &scratch.kernel)
+        let dayOffset = time.isWeekend ? 96 : 0
+        let place = fs.place(at: ts).map(Int.init) ?? -1
+        let previous = fs.previousApp(at: ts)
+        let app = previous?.0 ?? -1
+        let appGap = previous.map { $0.0 * 4 + $0.1 } ?? -1
+
+        var totals = (u: 0.0, c0: 0.0, all: 0.0, dt: 0.0, place: 0.0, app: 0.0, gap: 0.0, recent: 0.0)
+        var order = 1.0
+        // Hoisted reads: one retain per array instead of one per widget.
+        let usage = fs.usage, recent = fs.recent
+        let placeRow = fs.placeTable.row(place), appRow = fs.appTable.row(app), gapRow = fs.appGapTable.row(appGap)
+        @inline(__always) func at(_ row: [Double], _ w: Int) -> Double { w < row.count ? row[w] : 0 }
+        scratch.kernel.withUnsafeBufferPointer { kw in
+            fs.timeBins.withUnsafeBufferPointer { bins in
+                fs.rejections.withUnsafeBufferPointer { rej in
+                    for i in 0..<n {
+                        let w = Int(widgets[i])
+                        var all = 0.0, dt = 0.0, rr = 0.0
+                        let base = w * 192
+                        for k in 0..<kw.count {
+                            var b = (first + k) % 96
+                            if b < 0 { b += 96 }
+                            let wd = bins[base + b], we = bins[base + 96 + b]
+                            all += kw[k] * (wd + we)
+                            dt += kw[k] * (dayOffset == 0 ? wd : we)
+                            rr += kw[k] * rej[w * 96 + b]
+                        }
+                        let r = i * R
+                        scratch.raw[r] = order
+                        scratch.raw[r + 1] = usage[w] * fL
+                        scratch.raw[r + 2] = all * fL
+                        scratch.raw[r + 3] = dt * fL
+                        scratch.raw[r + 4] = at(placeRow, w) * fL
+                        scratch.raw[r + 5] = at(appRow, w) * fL
+                        scratch.raw[r + 6] = at(gapRow, w) * fL
+                        scratch.raw[r + 7] = recent[w] * fR
+                        scratch.raw[r + 8] = rr * fL
+                        totals.u += order; totals.c0 += scratch.raw[r + 1]; totals.all += scratch.raw[r + 2]
+                        totals.dt += scratch.raw[r + 3]; totals.place += scratch.raw[r + 4]
+                        totals.app += scratch.raw[r + 5]; totals.gap += scratch.raw[r + 6]
+                        totals.recent += scratch.raw[r + 7]
+                        order = max(order * orderDecay, 1e-9)
+                    }
+                }
+            }
+        }
+        let a = prior
+        let dn = Double(n)
+        let hintStart = fs.hintStart, hintEnd = fs.hintEnd, hintScore = fs.hintScore, hintMax = fs.hintMax
+        for i in 0..<n {
+            let r = i * R
+            let u = scratch.raw[r] / totals.u
+            let p0 = (scratch.raw[r + 1] + orderPriorWeight * u) / (totals.c0 + orderPriorWeight)
+            scratch.raw[r + 9] = p0
+            let pAll = (scratch.raw[r + 2] + a * p0) / (totals.all + a)
+            let pDt = (scratch.raw[r + 3] + a * pAll) / (totals.dt + a)
+            let o = i * F
+            x[o] = log(dn * p0)
+            x[o + 1] = log(pDt / p0)
+            x[o + 2] = place >= 0 ? log((scratch.raw[r + 4] + a * p0) / (totals.place + a) / p0) : 0
+            if app >= 0 {
+                let pApp = (scratch.raw[r + 5] + a * p0) / (totals.app + a)
+                let pGap = (scratch.raw[r + 6] + a * pApp) / (totals.gap + a)
+                x[o + 3] = log(pGap / p0)
+            } else {
+                x[o + 3] = 0
+            }
+            x[o + 4] = 0
+            x[o + 5] = log((scratch.raw[r + 7] + a * p0) / (totals.recent + a) / p0)
+            let w = Int(widgets[i])
+            if hintStart[w] <= ts && ts < hintEnd[w] && hintScore[w] > 0 && hintMax[w] > 0 {
+                x[o + 6] = min(hintScore[w] / hintMax[w], 1) - 0.5
+            } else {
+                x[o + 6] = 0
+            }
+            let e = scratch.raw[r + 2]
+            x[o + 7] = log((e + 1) / (e + 1 + scratch.raw[r + 8]))
+        }
+        // Context pairs: one smoothed distribution per key currently set.
+        for pair in fs.currentPairs where pair >= 0 {
+            let row = fs.pairTable.row(Int(pair))
+            var total = 0.0
+            for i in 0..<n { total += at(row, Int(widgets[i])) * fL }
+            if total == 0 { continue }
+            for i in 0..<n {
+                let p0 = scratch.raw[i * R + 9]
+                let v = at(row, Int(widgets[i])) * fL
+                x[i * F + 4] += log((v + a * p0) / (total + a) / p0)
+            }
+        }
+    }
+}
+
+/// Reusable buffers so a ranking allocates nothing but its result.
+struct ScoringScratch: Sendable {
+    static let rawCount = 10
+    var kernel: [Double] = []
+    var raw: [Double] = []
+    var features: [Double] = []
+    var scores: [Double] = []
+    var eligible: [Bool] = []
+    var order: [Int] = []
+    var probabilities: [Double] = []
+
+    mutating func prepare(widgets n: Int) {
+        if raw.count < n * Self.rawCount { raw = [Double](repeating: 0, count: n * Self.rawCount) }
+    }
+}

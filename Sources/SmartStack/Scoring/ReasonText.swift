@@ -1,0 +1,42 @@
+/// Small formatters for explanation phrases, in the person's local time, without Foundation
+/// formatters (which would read the current locale or time zone).
+enum ReasonText {
+    /// `HH:MM` of an instant in a given UTC offset.
+    static func clock(_ ts: Double, offset: Int32) -> String {
+        clock(secondOfDay: EventTime(secondsSinceEpoch: ts, utcOffsetSeconds: offset).localSecondsOfDay)
+    }
+
+    /// `HH:MM` of a local second of day (wrapping around midnight).
+    static func clock(secondOfDay s: Int) -> String {
+        let m = ((s / 60) % 1440 + 1440) % 1440
+        let h = m / 60, mm = m % 60
+        return (h < 10 ? "0" : "") + String(h) + ":" + (mm < 10 ? "0" : "") + String(mm)
+    }
+
+    /// `12 min ago`, `3 h ago`, `2 days ago`.
+    static func ago(_ seconds: Double) -> String {
+        if seconds < 90 { return "just now" }
+        if seconds < 5400 { return String(Int((seconds / 60).rounded())) + " min ago" }
+        if seconds < 172_800 { return String(Int((seconds / 3600).rounded())) + " h ago" }
+        return String(Int((seconds / 86_400).rounded())) + " days ago"
+    }
+
+    /// A number with at most two decimals, trailing zeros removed (`0.9`, `12`, `0.25`).
+    static func number(_ x: Double) -> String {
+        guard x.isFinite else { return String(x) }
+        let scaled = (abs(x) * 100).rounded()
+        if scaled > 1e15 { return String(x) }
+        let whole = Int(scaled) / 100, frac = Int(scaled) % 100
+        var s = (x < 0 && scaled > 0 ? "-" : "") + String(whole)
+        if frac != 0 {
+            s += frac % 10 == 0 ? "." + String(frac / 10) : (frac < 10 ? ".0" : ".") + String(frac)
+        }
+        return s
+    }
+
+    /// `1 time`, `3 times` (fractional counts rounded).
+    static func times(_ x: Double) -> String {
+        let n = Int(x.rounded())
+        return n == 1 ? "1 time" : String(n) + " times"
+    }
+}

@@ -1,0 +1,166 @@
+import Testing
+import SmartStack
+
+/// Policies, hint semantics and explanations.
+@Suite struct ScoringTests {
+    func usage() -> Script {
+        var s = Script()
+        s.configure("home", ["a", "b", "c"])
+        // a: many launches long ago in the morning; b: a few, recently, in the evening.
+        for day in 0..<5 { for k in 0..<4 { s.launch("a", Script.time(day: day, 8, k)) } }
+        for day in 9..<12 { s.launch("b", Script.time(day: day, 18, 0)) }
+        s.launch("c", Script.time(day: 12, 7, 0))
+        return s
+    }
+
+    @Test func staticKeepsTheConfiguredOrder() throws {
+        #expect(try usage().engine("static").ranking(stack: "home", at: Script.time(day: 12, 8)).order == ["a", "b", "c"])
+    }
+
+    @Test func mruMfuFrecencyAndTimeOfDay() throws {
+        let s = usage()
+        let at = Script.time(day: 12, 18, 5)
+        #expect(try s.engine("mru").ranking(stack: "home", at: at).order == ["c", "b", "a"])
+        #expect(try s.engine("mfu").ranking(stack: "home", at: at).order == ["a", "b", "c"])
+        // 20 launches 8-12 days old vs 3 launches 1-3 days old: a short half-life favours b.
+        #expect(try s.engine("frecency:half_life=1d").ranking(stack: "home", at: at).top == "b")
+        #expect(try s.engine("frecency:half_life=30d").ranking(stack: "home", at: at).top == "a")
+        #expect(try s.engine("time-of-day").ranking(stack: "home", at: at).top == "b")
+        #expect(try s.engine("time-of-day").ranking(stack: "home", at: Script.time(day: 12, 8, 30)).top == "a")
+        let mru = try s.engine("mru").ranking(stack: "home", at: at)
+        #expect(mru.widgets[0].reasons.map(\.text) == ["used 11 h ago"])
+    }
+
+    @Test func roundRobinRotatesEachInterval() throws {
+        let e = try usage().engine("round-robin:interval=30m")
+        var tops: [String] = []
+        for k in 0..<4 { tops.append(try e.ranking(stack: "home", at: Script.time(day: 13, 9, 30 * k + 1)).top!) }
+        #expect(Set(tops).count == 3)
+        #expect(tops[0] == tops[3])
+        #expect(tops[0] != tops[1] && tops[1] != tops[2])
+    }
+
+    @Test func hintsAreComparedWithTheWidgetsOwnHints() throws {
+        var s = Script()
+        s.configure("home", ["big", "small"])
+        // "big" always donates large numbers, "small" small ones: only each one's own scale matters.
+        for k in 0..<5 {
+            s.add(Script.time(day: 0, 8, k), .relevance(widget: "big", score: 100, duration: nil))
+            s.add(Script.time(day: 0, 8, k), .relevance(widget: "small", score: 0.5, duration: nil))
+        }
+        s.add(Script.time(day: 0, 9), .relevance(widget: "big", score: 20, duration: nil))
+        s.add(Script.time(day: 0, 9), .relevance(widget: "small", score: 0.5, duration: nil))
+        let r = try s.engine().ranking(stack: "home", at: Script.time(day: 0, 9, 5))
+        #expect(r.top == "small")
+        #expect(r.widget("small")!.reasons.contains { $0.text == "relevance hint 0.5" && $0.contribution > 0 })
+    }
+
+    @Test func nonPositiveHintMakesIneligibleUntilItsDurationEnds() throws {
+        var s = Script()
+        s.configure("home", ["a", "b"])
+        for k in 0..<5 { s.launch("a", Script.time(day: 0, 7, k)) }
+        s.add(Script.time(day: 0, 9), .relevance(widget: "a", score: 0, duration: 9 * 3600))
+        let e = try s.engine()
+        let during = try e.ranking(stack: "home", at: Script.time(day: 0, 10))
+        #expect(during.order == ["b", "a"])
+        #expect(during.widget("a")!.isEligible == false)
+        #expect(during.widget("a")!.reasons.map(\.text).contains("relevance hint 0 until 18:00: not relevant now"))
+        #expect(try e.decide(stack: "home", at: Script.time(day: 0, 10)).top == "b")
+        let after = try e.ranking(stack: "home", at: Script.time(day: 0, 18, 1))
+        #expect(after.widget("a")!.isEligible)
+        #expect(after.top == "a")
+    }
+
+    @Test func hintWithoutDurationLastsUntilTheNextHint() throws {
+        var s = Script()
+        s.configure("home", ["a", "b"])
+        s.add(Script.time(day: 0, 9), .relevance(widget: "a", score: -1, duration: nil))
+        let e = try s.engine()
+        #expect(try e.ranking(stack: "home", at: Script.time(day: 3, 9)).widget("a")!.isEligible == false)
+        e.record(Event(time: Script.time(day: 3, 10), user: "u", payload: .relevance(widget: "a", score: 0.7, duration: 3600)))
+        let r = try e.ranking(stack: "home", at: Script.time(day: 3, 10, 5))
+        #expect(r.widget("a")!.isEligible)
+        #expect(r.widget("a")!.reasons.map(\.text).contains("relevance hint 0.7 until 11:00"))
+    }
+
+    @Test func pinnedWidgetIsOnTopUntilUnpinned() throws {
+        var s = usage()
+        s.add(Script.time(day: 12, 9), .widgetPin(stack: "home", widget: "c"))
+        let e = try s.engine()
+        let r = try e.ranking(stack: "home", at: Script.time(day: 12, 10))
+        #expect(r.top == "c")
+        #expect(r.widgets[0].reasons.first?.text == "pinned")
+        #expect(try e.decide(stack: "home", at: Script.time(day: 12, 10)).top == "c")
+        e.record(Event(time: Script.time(day: 12, 11), user: "u", payload: .widgetUnpin(stack: "home", widget: "c")))
+        #expect(try e.ranking(stack: "home", at: Script.time(day: 12, 11, 1)).widgets[0].reasons.first?.text != "pinned")
+    }
+
+    @Test func banditReportsItsPropensityAndLearns() throws {
+        let s = usage()
+        let e = try s.engine("bandit:epsilon=0.3", rotation: .immediate, seed: 7)
+        var seen = Set<String>()
+        for k in 0..<200 {
+            let d = try e.decide(stack: "home", at: Script.time(day: 13, 8).adding(seconds: Double(k)))
+            seen.insert(d.top!)
+            let greedy = d.ranking.top!
+            #expect(abs(d.propensity - (d.top == greedy ? 0.7 + 0.1 : 0.1)) < 1e-9)
+        }
+        #expect(seen.count == 3)
+    }
+
+    @Test func learningUpweightsAPerfectlyPredictiveSignal() throws {
+        var s = Script()
+        s.configure("home", ["a", "b"])
+        // After com.mail comes a, after com.news comes b, at every hour alike.
+        for day in 0..<20 {
+            for hour in stride(from: 8, to: 20, by: 2) {
+                let mail = (day + hour / 2) % 2 == 0
+                s.add(Script.time(day: day, hour), .appLaunch(app: mail ? "com.mail" : "com.news"))
+                s.launch(mail ? "a" : "b", Script.time(day: day, hour, 10))
+            }
+        }
+        s.add(Script.time(day: 20, 9), .appLaunch(app: "com.mail"))
+        let at = Script.time(day: 20, 9, 9)
+        let gap = { (r: Ranking) in r.widget("a")!.score - r.widget("b")!.score }
+        let fixed = try s.engine("contextual:learning_rate=0").ranking(stack: "home", at: at)
+        let learned = try s.engine("contextual:learning_rate=0.2").ranking(stack: "home", at: at)
+        #expect(fixed.top == "a" && learned.top == "a")
+        #expect(gap(learned) > gap(fixed) + 0.2)
+    }
+
+    @Test func softmaxPropensitiesMatchTheScores() throws {
+        let e = try usage().engine("bandit:exploration=softmax,temperature=1", rotation: .immediate, seed: 3)
+        let d = try e.decide(stack: "home", at: Script.time(day: 13, 8))
+        let scores = d.ranking.widgets.map(\.score)
+        let m = scores.max()!
+        let z = scores.map { (($0 - m)).expApprox }.reduce(0, +)
+        let expected = (d.ranking.widget(d.top!)!.score - m).expApprox / z
+        #expect(abs(d.propensity - expected) < 1e-9)
+    }
+
+    @Test func outsideScorerPlugsIn() throws {
+        final class Oracle: WidgetScorer {
+            var seen = 0
+            func observe(_ event: Event) { seen += 1 }
+            func scores(stack: String, widgets: [WidgetConfig], at time: EventTime) -> [Double] {
+                widgets.map { $0.id == "c" ? 1 : 0 }
+            }
+        }
+        let oracle = Oracle()
+        let e = UserEngine(user: "u", scorer: oracle, name: "oracle")
+        for ev in usage().events { e.record(ev) }
+        #expect(oracle.seen == usage().events.count)
+        let d = try e.decide(stack: "home", at: Script.time(day: 13, 8))
+        #expect(d.top == "c")
+        #expect(d.ranking.policy == "oracle")
+    }
+}
+
+extension Double {
+    var expApprox: Double {
+        // e^x via the standard library's pow on Double, avoiding Foundation in tests.
+        var r = 1.0, term = 1.0
+        for k in 1..<60 { term *= self / Double(k); r += term }
+        return r
+    }
+}
