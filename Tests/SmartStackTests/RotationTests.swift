@@ -22,17 +22,6 @@ import SmartStack
     }
 
     @Test func hysteresisKeepsTheTopAgainstANearTie() throws {
-        var s = Script()
-        s.configure("home", ["a", "b"])
-        for k in 0..<10 { s.launch("a", Script.time(day: 0, 8, k)); s.launch("b", Script.time(day: 0, 8, k)) }
-        let e = try s.engine("mfu", rotation: RotationParameters(hysteresisMargin: 0.5, minimumDwell: 0, maximumRotationsPerDay: 100, swipeHold: 0))
-        #expect(try e.decide(stack: "home", at: Script.time(day: 0, 9)).top == "a")
-        // b now leads by 1 use out of 11: a small share of the score range... of two widgets the
-        // range is the gap itself, so add a third widget-free check via scores: b leads a.
-        e.record(Event(time: Script.time(day: 0, 9, 1), user: "u", payload: .appLaunch(app: "app.b")))
-        let d = try e.decide(stack: "home", at: Script.time(day: 0, 9, 2))
-        #expect(d.ranking.top == "b")
-        #expect(d.top == "b")  // with two widgets the challenger always wins the whole range
         var t = Script()
         t.configure("home", ["a", "b", "c"])
         for k in 0..<10 { t.launch("a", Script.time(day: 0, 8, k)); t.launch("b", Script.time(day: 0, 8, k)) }
@@ -41,9 +30,21 @@ import SmartStack
         h.record(Event(time: Script.time(day: 0, 9, 1), user: "u", payload: .appLaunch(app: "app.b")))
         let near = try h.decide(stack: "home", at: Script.time(day: 0, 9, 2))
         #expect(near.ranking.top == "b")
-        #expect(near.top == "a" && !near.didRotate)  // b leads by 1/11 of the range < 0.2
+        #expect(near.top == "a" && !near.didRotate)  // 11 uses vs 10: 9% stronger < 20%
         for k in 0..<3 { h.record(Event(time: Script.time(day: 0, 9, 3 + k), user: "u", payload: .appLaunch(app: "app.b"))) }
-        #expect(try h.decide(stack: "home", at: Script.time(day: 0, 9, 10)).top == "b")  // 4/14 > 0.2
+        let clear = try h.decide(stack: "home", at: Script.time(day: 0, 9, 10))
+        #expect(clear.top == "b" && clear.didRotate)  // 14 vs 10: 29% stronger
+    }
+
+    @Test func hysteresisIsScaleFreeForRecency() throws {
+        // A widget never used must not freeze MRU rotation (its score is far below the others).
+        var s = Script()
+        s.configure("home", ["a", "b", "never"])
+        s.launch("a", Script.time(day: 0, 8))
+        let e = try s.engine("mru")
+        #expect(try e.decide(stack: "home", at: Script.time(day: 0, 9)).top == "a")
+        e.record(Event(time: Script.time(day: 0, 10), user: "u", payload: .appLaunch(app: "app.b")))
+        #expect(try e.decide(stack: "home", at: Script.time(day: 0, 10, 30)).top == "b")
     }
 
     @Test func minimumDwellDelaysRotation() throws {

@@ -237,12 +237,9 @@ public final class UserEngine {
         if ts - rotation.since[s] < p.minimumDwell { return current }
         if rotation.rotations(stack: s, today: today) >= p.maximumRotationsPerDay { return current }
         if p.hysteresisMargin <= 0 { return challenger }
-        var lo = Double.infinity, hi = -Double.infinity
-        for i in 0..<widgets.count where scratch.eligible[i] {
-            lo = min(lo, scratch.scores[i]); hi = max(hi, scratch.scores[i])
-        }
-        let range = hi - lo
-        let gain = range > 0 && range.isFinite ? (scratch.scores[candidate] - scratch.scores[ci]) / range : 0
+        let strongest = strength(candidate, scratch, widgets: widgets)
+        guard strongest > 0 else { return current }
+        let gain = (strongest - strength(ci, scratch, widgets: widgets)) / strongest
         return gain >= p.hysteresisMargin ? challenger : current
     }
 
@@ -253,6 +250,32 @@ public final class UserEngine {
     /// positive `learning_rate`).
     var learnsWeights: Bool {
         policy.kind == .bandit || (policy.kind == .contextual && policy.learningRate > 0)
+    }
+
+    /// A positive strength of row `i` for hysteresis, so the margin means "the challenger is
+    /// that much stronger" for every scorer: `exp(score)` for the log-scale `contextual` and
+    /// `bandit` scores (relative to the best), `1 / (1 + hours since use)` for `mru`, the score
+    /// itself for the count-like baselines, and the position within the eligible score range
+    /// for an outside scorer.
+    private func strength(_ i: Int, _ scratch: borrowing ScoringScratch, widgets: [Int32]) -> Double {
+        let score = scratch.scores[i]
+        switch policy.kind {
+        case .contextual, .bandit:
+            var best = -Double.infinity
+            for j in 0..<widgets.count where scratch.eligible[j] { best = max(best, scratch.scores[j]) }
+            return best.isFinite ? exp(score - best) : 0
+        case .mru:
+            return 1 / (1 + max(0, -score))
+        case .staticOrder, .roundRobin, .mfu, .frecency, .timeOfDay:
+            return max(0, score)
+        case .external:
+            var lo = Double.infinity, hi = -Double.infinity
+            for j in 0..<widgets.count where scratch.eligible[j] && scratch.scores[j].isFinite {
+                lo = min(lo, scratch.scores[j]); hi = max(hi, scratch.scores[j])
+            }
+            guard hi > lo, score.isFinite else { return score == hi ? 1 : 0 }
+            return (score - lo) / (hi - lo)
+        }
     }
 
     func stackIndex(_ name: String) throws(EngineError) -> Int {

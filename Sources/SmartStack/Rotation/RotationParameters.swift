@@ -10,9 +10,12 @@
 ///    - **dwell**: the current top has been on top at least `minimumDwell` (default 5 min);
 ///    - **cap**: fewer than `maximumRotationsPerDay` (default 48) rotations happened on this
 ///      stack since local midnight;
-///    - **hysteresis**: the challenger beats the current top by at least `hysteresisMargin`
-///      (default 0.05) of the range of eligible scores (scores rescaled to 0...1 within the
-///      ranking, so the margin means the same for every scorer).
+///    - **hysteresis**: the challenger is stronger than the current top by at least
+///      `hysteresisMargin` (default 0.1) of the challenger's strength. Strength is positive and
+///      scale-free: `exp(score)` for `contextual`/`bandit` (whose scores are log-likelihoods:
+///      0.1 means about 0.105 nats), the count for `mfu`/`frecency`/`time-of-day`,
+///      `1 / (1 + hours since use)` for `mru`, the position in the score range for an outside
+///      scorer.
 ///
 /// The defaults keep the top responsive at each screen-on (dwell shorter than a typical gap
 /// between looks at the phone) while damping flicker between near-ties.
@@ -23,7 +26,7 @@
 /// let engine = try UserEngine(user: "u00", policy: PolicySpec(parsing: "contextual"), rotation: r)
 /// ```
 public struct RotationParameters: Sendable, Hashable, Codable {
-    /// Fraction (0...1) of the eligible score range a challenger must win by. Default 0.05.
+    /// Relative strength (0...1) a challenger must win by. Default 0.1.
     /// 0 turns hysteresis off: the scorer's pick (or the bandit's sampled pick) always wins.
     public var hysteresisMargin: Double
     /// Seconds a widget stays on top before it may be replaced (unless it became ineligible).
@@ -36,7 +39,7 @@ public struct RotationParameters: Sendable, Hashable, Codable {
 
     /// The documented defaults.
     public init() {
-        hysteresisMargin = 0.05
+        hysteresisMargin = 0.1
         minimumDwell = 300
         maximumRotationsPerDay = 48
         swipeHold = 3600
