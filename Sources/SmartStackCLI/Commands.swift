@@ -6,4 +6,7 @@ public let allSubcommands: [any SubcommandProtocol.Type] = [
     GenerateCommand.self,
     ImportCommand.self,
     OffPolicyCommand.self,
+    RankCommand.self,
+    RebuildCommand.self,
+    PoliciesCommand.self,
 ]
