@@ -53,19 +53,16 @@ public struct PoliciesCommand: SubcommandProtocol, Hashable {
     ///
     /// - Complexity: O(policies · parameters).
     public static func list(_ policies: [PolicyInfo]) -> String {
-        var sections: [String] = []
-        for policy in policies {
+        var rows: [(name: String, text: String)] = []
+        for (i, policy) in policies.enumerated() {
+            if i > 0 { rows.append(("", "")) }
             let marker = policy.name == PolicyRegistry.defaultPolicy ? " (default)" : ""
-            var text = CommandLineTool.helpRows([(policy.name, policy.summary + marker)])
-            if !policy.parameters.isEmpty {
-                text += "\n" + CommandLineTool.helpRows(policy.parameters.map {
-                    ("  \($0.name)=\($0.defaultValue)", $0.summary)
-                })
-            }
-            sections.append(text)
+            rows.append((policy.name, policy.summary + marker))
+            rows += policy.parameters.map { ("  \($0.name)=\($0.defaultValue)", $0.summary) }
         }
-        return "POLICIES (name[:key=value,...]; parameters shown with their defaults):\n\n"
-            + sections.joined(separator: "\n")
+        let text = CommandLineTool.helpRows(rows).split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.allSatisfy { $0 == " " } ? "" : String($0) }.joined(separator: "\n")
+        return "POLICIES (name[:key=value,...]; parameters shown with their defaults):\n\n" + text
     }
 
     /// The `--json` array, policies in listing order.

@@ -24,8 +24,8 @@ public struct RankCommand: SubcommandProtocol, Hashable {
         Replays the user's events strictly before --at (in the order they were stored) and
         ranks the stack: pinned widget first, then eligible widgets by score, then ineligible
         ones. A saved engine state is used as the starting point when every event it covers is
-        before --at. Without --json prints a table: rank, widget, score, eligible, top reasons.
-        With --json prints one object, widgets top first:
+        before --at. Without --json prints a table: rank, widget, score, eligible, and the two
+        main reasons with their contributions. With --json prints one object, top first:
           {"stack":"<id>","user":"<user>","at":"<time>","policy":"<policy>",
            "ranking":[{"widget":"<id>","score":<number|null>,"eligible":<bool>,
                        "reasons":[{"text":"<why>","contribution":<number>},...]},...]}
@@ -79,7 +79,7 @@ public struct RankCommand: SubcommandProtocol, Hashable {
     public func run(_ output: CommandOutput) throws -> Int32 {
         let time: EventTime
         do { time = try EventTime(rfc3339: at) } catch {
-            throw CommandFailure("--at '\(at)': \(error.message) (write e.g. 2013-03-27T08:05:00-04:00)")
+            throw CommandFailure("--at '\(at)': \(error.message), e.g. 2013-03-27T08:05:00-04:00")
         }
         let spec: PolicySpec
         do { spec = try PolicySpec(parsing: policy) } catch { throw CommandFailure("--policy: \(error.message)") }
@@ -139,7 +139,7 @@ public struct RankCommand: SubcommandProtocol, Hashable {
         let header = ["RANK", "WIDGET", "SCORE", "ELIGIBLE", "REASONS"]
         var rows: [[String]] = []
         for (i, widget) in ranking.widgets.enumerated() {
-            let reasons = widget.reasons.prefix(3).map { "\($0.text) (\(signed($0.contribution)))" }
+            let reasons = widget.reasons.prefix(2).map { "\($0.text) (\(signed($0.contribution)))" }
             rows.append([String(i + 1), widget.widget, fixed(widget.score), widget.isEligible ? "yes" : "no",
                          reasons.isEmpty ? "-" : reasons.joined(separator: "; ")])
         }
@@ -185,19 +185,21 @@ public struct RankCommand: SubcommandProtocol, Hashable {
         return "\(x)"
     }
 
-    /// `x` with 3 decimals (`-inf`/`inf`/`nan` as such).
-    static func fixed(_ x: Double) -> String {
+    /// `x` with `digits` decimals, rounded (`-inf`/`inf`/`nan` as such).
+    static func fixed(_ x: Double, digits: Int = 3) -> String {
         guard x.isFinite else { return x.isNaN ? "nan" : (x < 0 ? "-inf" : "inf") }
-        let scaled = (x * 1000).rounded()
-        let negative = scaled < 0
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = (x * scale).rounded()
         let magnitude = Int64(abs(scaled))
-        let fraction = String(magnitude % 1000)
-        return (negative ? "-" : "") + "\(magnitude / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+        let unit = Int64(scale)
+        let fraction = String(magnitude % unit)
+        return (scaled < 0 ? "-" : "") + "\(magnitude / unit)." + String(repeating: "0", count: digits - fraction.count) + fraction
     }
 
     /// `+0.41` / `-0.12`.
     static func signed(_ x: Double) -> String {
-        let text = fixed(x)
+        let text = fixed(x, digits: 2)
         return text.hasPrefix("-") ? text : "+" + text
     }
 }
