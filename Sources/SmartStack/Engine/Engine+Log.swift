@@ -25,7 +25,8 @@ extension EventStore {
     /// `afterSequence` and, if given, a time strictly before `before`, in sequence order.
     ///
     /// `body` must not call the store.
-    /// - Complexity: O(k) for k matching events, plus a scan of the rows after `afterSequence`.
+    /// Streams in constant memory: it walks the rows after `afterSequence` in sequence order.
+    /// - Complexity: O(rows stored after `afterSequence`).
     func forEachInArrivalOrder(user: String?, afterSequence: Int64, before: EventTime? = nil,
                                _ body: (Int64, Event) throws -> Void) throws {
         let path = self.path
@@ -36,7 +37,9 @@ extension EventStore {
             if let user {
                 guard let key = try db.scalar(StoreSchema.findUser, [.text(user)])?.integerValue else { return }
                 names[key] = user
-                conditions.append("user_key = ?")
+                // `+` keeps SQLite on the rowid (sequence) range instead of the (user, time)
+                // index, which would read all of the user's events and sort them by sequence.
+                conditions.append("+user_key = ?")
                 arguments.append(.integer(key))
             } else {
                 for row in try db.rows("SELECT user_key, name FROM users") {

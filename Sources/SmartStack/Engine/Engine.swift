@@ -189,12 +189,17 @@ public final class Engine: Sendable {
     // MARK: Answering
 
     /// The ranking of `stack` for `user` at `time`, from everything recorded so far.
+    ///
+    /// - Parameter explained: whether each widget carries its reasons (default `true`). Reasons
+    ///   are most of a ranking's cost; a host that only needs the order can skip them.
     /// - Throws: ``EngineError`` for an unknown user or stack (naming the known ones).
     /// - Complexity: O(widgets of the stack) once the user is loaded; the first use of a user
     ///   loads their saved state and replays the events stored after it.
-    public func ranking(stack: String, user: String, at time: EventTime) throws -> Ranking {
+    public func ranking(stack: String, user: String, at time: EventTime, explained: Bool = true) throws -> Ranking {
         try withUserEngine(user, changesState: false) { engine throws -> Ranking in
-            try engine.ranking(stack: stack, at: time)
+            engine.explainsRankings = explained
+            defer { engine.explainsRankings = true }
+            return try engine.ranking(stack: stack, at: time)
         }
     }
 
