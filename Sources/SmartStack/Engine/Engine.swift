@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The host-facing relevance engine: a durable event log plus each user's learned state, safe
 /// to use from many threads and tasks at once.
 ///
@@ -53,9 +51,9 @@ public final class Engine: Sendable {
     /// The key under which user states are saved: the policy, rotation parameters and seed.
     public let stateKey: String
 
-    private let writer: Mutex<WriterState>
-    private let slots = Mutex<[String: UserSlot]>([:])
-    private let noticeLog = Mutex<[String]>([])
+    private let writer: EngineLock<WriterState>
+    private let slots = EngineLock<[String: UserSlot]>([:])
+    private let noticeLog = EngineLock<[String]>([])
     private let noticeHandler: (@Sendable (String) -> Void)?
 
     /// Opens (or creates) the database at `path` (`:memory:` for a private in-memory log).
@@ -90,7 +88,7 @@ public final class Engine: Sendable {
         self.saveInterval = max(1, saveInterval)
         self.stateKey = Self.stateKey(policy: policy, rotation: rotation, seed: seed)
         self.noticeHandler = onNotice
-        writer = Mutex(WriterState(expectedNext: try store.nextSequenceNumber()))
+        writer = EngineLock(WriterState(expectedNext: try store.nextSequenceNumber()))
     }
 
     /// Saves what is unsaved on a best-effort basis (call ``close()`` to see errors).
@@ -464,8 +462,8 @@ struct SaveRequest: Sendable {
 
 /// One user's loaded state behind its own lock.
 final class UserSlot: Sendable {
-    let state: Mutex<UserSlotState>
-    init(_ state: consuming sending UserSlotState) { self.state = Mutex(state) }
+    let state: EngineLock<UserSlotState>
+    init(_ state: consuming sending UserSlotState) { self.state = EngineLock(state) }
 }
 
 /// What a `UserSlot` guards: the user's engine (`nil` once dropped) and its bookkeeping.
