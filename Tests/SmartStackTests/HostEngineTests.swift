@@ -192,6 +192,36 @@ import Testing
         #expect(try engine.store.loadState(user: "cy", key: engine.stateKey) == nil)
     }
 
+    @Test func retentionDropsDerivedStateAndRankingsFollowTheRemainingLog() throws {
+        let dir = try HostTemporaryDirectory()
+        let engine = try Engine(path: dir.database)
+        let events = allEvents()
+        try engine.record(events)
+        let cut = HostRoutine.time(day: 4, minutes: 0)
+        let probe = HostRoutine.time(day: days, minutes: 100)
+        _ = try engine.ranking(stack: "home", user: "ana", at: probe)
+        #expect(try engine.deleteEvents(before: cut) == events.filter { $0.time < cut }.count)
+        // The stack configurations were older than the cut too: the host configures again.
+        #expect(throws: EngineError.self) { try engine.ranking(stack: "home", user: "ana", at: probe) }
+        try engine.configure(stack: "home", widgets: HostRoutine.home, user: "ana", at: cut)
+        let config = Event(time: cut, user: "ana", payload: .stackConfig(stack: "home", widgets: HostRoutine.home))
+        let reference = try HostRoutine.reference(events.filter { !($0.time < cut) } + [config], user: "ana",
+                                                  policy: PolicySpec(name: "contextual"))
+        #expect(try engine.ranking(stack: "home", user: "ana", at: probe) == (try reference.ranking(stack: "home", at: probe)))
+    }
+
+    @Test func aReadOnlyDatabaseAnswersFromItsSavedState() throws {
+        let dir = try HostTemporaryDirectory()
+        let writer = try Engine(path: dir.database)
+        try writer.record(allEvents())
+        let expected = try answers(writer)
+        try writer.close()
+        let reader = try Engine(path: dir.database, storeOptions: EventStore.Options(isReadOnly: true))
+        #expect(try answers(reader) == expected)
+        #expect(throws: StoreError.self) { try reader.record(Event(time: HostRoutine.time(day: 9, minutes: 0), user: "ana", payload: .screenOn)) }
+        try reader.close()
+    }
+
     @Test func decisionsRotateAndAreSavedWithTheState() throws {
         let dir = try HostTemporaryDirectory()
         let engine = try Engine(path: dir.database)

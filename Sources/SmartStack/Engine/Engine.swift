@@ -155,13 +155,13 @@ public final class Engine: Sendable {
                         s.isDirty = true
                         return s.unsaved >= saveInterval ? s.saveRequest() : nil
                     }
-                    if let save { try persist(save, user: user, slot: slot) }
+                    if let save { persistPeriodically(save, user: user, slot: slot) }
                     i = j
                 }
             } else {
                 // Duplicates were skipped or sequence numbers interleaved: read back what the log holds.
                 for (user, slot) in users {
-                    if let save = try catchUp(slot), save.unsaved >= saveInterval { try persist(save, user: user, slot: slot) }
+                    if let save = try catchUp(slot), save.unsaved >= saveInterval { persistPeriodically(save, user: user, slot: slot) }
                 }
             }
             return result
@@ -404,16 +404,23 @@ public final class Engine: Sendable {
             through = sequence
             replayed += 1
         }
+        var repaired = false
         if rebuilt {
-            // Replace the unusable snapshot at once, so the notice is given once.
-            if through > 0 {
-                try store.saveState(user: user, key: stateKey, sequence: through, blob: engine.snapshot())
-            } else {
-                try store.clearState(user: user)
+            // Replace the unusable snapshot at once, so the notice is given once (best effort:
+            // a read-only database keeps it and the state is saved at the next flush or close).
+            do {
+                if through > 0 {
+                    try store.saveState(user: user, key: stateKey, sequence: through, blob: engine.snapshot())
+                } else {
+                    try store.clearState(user: user)
+                }
+                repaired = true
+            } catch {
+                notice("could not save the rebuilt state of user '\(user)' (\(error))")
             }
         }
-        let slot = UserSlot(UserSlotState(engine: engine, appliedThrough: through, unsaved: rebuilt ? 0 : replayed,
-                                          isDirty: replayed > 0 && !rebuilt))
+        let slot = UserSlot(UserSlotState(engine: engine, appliedThrough: through, unsaved: repaired ? 0 : replayed,
+                                          isDirty: !repaired && (replayed > 0 || rebuilt)))
         w.expectedNext = max(w.expectedNext, last + 1)
         slots.withLock { $0[user] = slot }
         return slot
@@ -436,6 +443,15 @@ public final class Engine: Sendable {
             s.unsaved += replayed
             if replayed > 0 { s.isDirty = true }
             return replayed > 0 ? s.saveRequest() : nil
+        }
+    }
+
+    /// A periodic save inside `record`: the events are already stored and learned, so a failure
+    /// (e.g. a full disk) must not fail the call; it becomes a notice and the state stays
+    /// unsaved, to be saved at the next interval, `flush()` or `close()`.
+    private func persistPeriodically(_ save: SaveRequest, user: String, slot: UserSlot) {
+        do { try persist(save, user: user, slot: slot) } catch {
+            notice("could not save the state of user '\(user)' (\(error)); it stays in memory and is saved later")
         }
     }
 
