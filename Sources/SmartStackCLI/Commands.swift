@@ -3,6 +3,7 @@ public let allSubcommands: [any SubcommandProtocol.Type] = [
     IngestCommand.self,
     ExportCommand.self,
     StatsCommand.self,
+    EvaluateCommand.self,
     GenerateCommand.self,
     ImportCommand.self,
     OffPolicyCommand.self,

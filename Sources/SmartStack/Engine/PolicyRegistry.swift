@@ -68,7 +68,7 @@ public enum PolicyRegistry {
         PolicyParameter(name: "half_life", defaultValue: "14d", summary: "age at which past use counts half (duration)"),
         PolicyParameter(name: "recent_half_life", defaultValue: "1h", summary: "half-life of the short-term recency signal (duration)"),
         PolicyParameter(name: "bandwidth", defaultValue: "45m", summary: "width of the circular time-of-day kernel (duration, 10m...6h)"),
-        PolicyParameter(name: "prior", defaultValue: "3", summary: "pseudo-count pulling a specific context toward the general one (> 0)"),
+        PolicyParameter(name: "prior", defaultValue: "10", summary: "pseudo-count pulling a specific context toward the general one (> 0)"),
     ]
 
     /// The names of all policies, in listing order.

@@ -18,25 +18,25 @@ public struct PolicySpec: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses and validates against the registry (unknown policy or parameter throws `EngineError`).
     public init(parsing text: String) throws(EngineError) {
-        let trimmed = text.trimmingSpaces()
+        let trimmed = text.trimmingBlanks()
         guard !trimmed.isEmpty else {
             throw EngineError("empty policy (valid: \(PolicyRegistry.names.joined(separator: ", ")))")
         }
         var name = trimmed
         var parameters: [String: String] = [:]
         if let colon = trimmed.firstIndex(of: ":") {
-            name = String(trimmed[..<colon]).trimmingSpaces()
+            name = String(trimmed[..<colon]).trimmingBlanks()
             let rest = trimmed[trimmed.index(after: colon)...]
             for item in rest.split(separator: ",", omittingEmptySubsequences: false) {
                 let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                let key = pair.first.map { String($0).trimmingSpaces() } ?? ""
+                let key = pair.first.map { String($0).trimmingBlanks() } ?? ""
                 guard pair.count == 2, !key.isEmpty else {
                     throw EngineError("policy '\(trimmed)': parameter '\(item)' is not of the form key=value")
                 }
                 guard parameters[key] == nil else {
                     throw EngineError("policy '\(trimmed)': parameter '\(key)' given twice")
                 }
-                parameters[key] = String(pair[1]).trimmingSpaces()
+                parameters[key] = String(pair[1]).trimmingBlanks()
             }
         }
         self.init(name: name, parameters: parameters)
@@ -51,7 +51,7 @@ public struct PolicySpec: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension StringProtocol {
-    func trimmingSpaces() -> String {
+    fileprivate func trimmingBlanks() -> String {
         var s = Substring(self)
         while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
         while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }

@@ -12,7 +12,7 @@ struct ResolvedPolicy: Sendable, Hashable, Codable {
     var frecencyHalfLife: Double = 3 * 86_400
     var recentHalfLife: Double = 3600
     var bandwidth: Double = 45 * 60
-    var prior: Double = 3
+    var prior: Double = 10
     var exploration: Exploration = .epsilon
     var epsilon: Double = 0.05
     var temperature: Double = 0.5

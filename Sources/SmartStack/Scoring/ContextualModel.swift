@@ -16,7 +16,7 @@ import Foundation
 ///   `recent` = short-term decayed usage (half-life `recent_half_life`, default 1 h).
 ///
 ///   Every specific distribution is Dirichlet-smoothed toward the more general one,
-///   `p_spec(w) = (n_spec(w) + prior · p_general(w)) / (N_spec + prior)` (`prior` default 3), so
+///   `p_spec(w) = (n_spec(w) + prior · p_general(w)) / (N_spec + prior)` (`prior` default 10), so
 ///   with thin data a signal contributes ~0 and it grows smoothly with evidence.
 /// - `hint`: an active positive relevance hint `s` contributes `s / max_w - 0.5`, where
 ///   `max_w` is the largest positive hint that widget ever gave: hints are compared only with

@@ -1,0 +1,238 @@
+import Foundation
+import SmartStack
+import SmartStackEvaluation
+
+/// `smartstack evaluate`: replays recorded sessions through policies and measures them.
+public struct EvaluateCommand: SubcommandProtocol {
+    public static let name = "evaluate"
+    public static let abstract = "Replay recorded sessions through policies and compare them"
+    public static let usage = "smartstack evaluate <dataset.jsonl ...> [--db <path>] [--policies <p1,p2,...>] [--reference <policy>] [--report <dir>] [--json] [options]"
+    public static let help = """
+        OVERVIEW: Replay recorded sessions through policies and compare them
+
+        Every user's events are replayed in time order; at each decision point (each screen_on,
+        or, for users without screen_on, just before each engagement of a stacked widget) every
+        policy picks the top of each stack from the events strictly before that instant. The
+        target is the stack's first widget engaged within the window after it. Accuracy (hit@1,
+        hit@3, MRR, nDCG@3), stability (rotations per active hour, flicker, dwell, unnecessary
+        rotations, coverage) and 95% bootstrap intervals over user-days are reported.
+
+        USAGE: \(usage)
+
+        ARGUMENTS:
+          <dataset.jsonl ...>     SmartStack JSONL v1 files (sorted by user or by time)
+
+        OPTIONS:
+          --db <path>             Read the events from a database instead of files
+          --policies <list>       Comma-separated policies, e.g.
+                                  static,frecency,contextual:half_life=14d ('all' =
+                                  every built-in policy, plus oracle when a truth file
+                                  is found) (default: all)
+          --reference <policy>    Report every other policy's paired difference against
+                                  this one
+          --truth <file>          Ground truth for the oracle policy (default:
+                                  <dataset>.truth.jsonl next to the first dataset file,
+                                  when present)
+          --window <duration>     Attribution window after a decision, e.g. 10m, 90s, 1h
+                                  (default: 10m)
+          --rotation <params>     Rotation policy for every policy, e.g.
+                                  margin=0.2,dwell=15m,cap=24,swipe_hold=1h (default:
+                                  margin=0.1,dwell=5m,cap=48,swipe_hold=1h)
+          --merge-repeats         Merge consecutive launches of the same app with no
+                                  screen_on between them into one (default)
+          --no-merge-repeats      Keep every app launch
+          --warmup-days <n>       Days after each user's first event replayed but not
+                                  scored (default: 7)
+          --seed <n>              Seed of the policies and the bootstrap (default: 0)
+          --bootstrap <n>         Bootstrap resamples over user-days, 0 for none
+                                  (default: 1000)
+          --threads <n>           Users replayed in parallel; results do not depend on
+                                  it (default: all cores)
+          --report <dir>          Write report.json, report.md and report.html into
+                                  <dir>
+          --json                  Print report.json to stdout instead of the table
+          --quiet                 No progress bar (it is shown only when stderr is a
+                                  terminal)
+          -h, --help              Show help information.
+        """
+
+    /// The policies `all` stands for: every policy of the engine's registry.
+    public static var builtInPolicies: [String] { PolicyRegistry.names }
+
+    /// Dataset files.
+    public var datasets: [String]
+    /// Database path, when reading from one.
+    public var database: String?
+    /// Policy specs as written (`all` expanded at run time).
+    public var policies: [String]
+    /// The reference policy.
+    public var reference: String?
+    /// The oracle's truth file, when given.
+    public var truth: String?
+    /// Replay options.
+    public var options: ReplayOptions
+    /// Report directory.
+    public var reportDirectory: String?
+    /// Print JSON.
+    public var json: Bool
+    /// No progress bar.
+    public var quiet: Bool
+
+    /// Parses the arguments (pure: nothing is read or checked on disk).
+    public init(arguments: [String]) throws(UsageError) {
+        let args = try ParsedArguments(arguments,
+            options: ["--db", "--policies", "--reference", "--truth", "--window", "--rotation", "--warmup-days", "--seed",
+                      "--bootstrap", "--threads", "--report"],
+            flags: ["--json", "--quiet", "--merge-repeats", "--no-merge-repeats"])
+        datasets = args.positional
+        database = args.value("--db")
+        if datasets.isEmpty, database == nil { throw UsageError("missing dataset: give JSONL files or --db <path>") }
+        if !datasets.isEmpty, database != nil { throw UsageError("give either dataset files or --db, not both") }
+        if datasets.contains("-") { throw UsageError("evaluate reads its datasets twice, so standard input ('-') is not supported; save it to a file") }
+        policies = []
+        for list in args.values("--policies") { policies += try Self.splitPolicies(list) }
+        if policies.isEmpty { policies = ["all"] }
+        reference = args.value("--reference")
+        truth = args.value("--truth")
+        options = ReplayOptions()
+        if let w = args.value("--window") { options.window = try Self.parseDuration(w, option: "--window") }
+        if let r = args.value("--rotation") {
+            do { options.rotation = try RotationParameters(parsing: r) } catch { throw UsageError("--rotation: \(error.message)") }
+        }
+        if args.flag("--merge-repeats"), args.flag("--no-merge-repeats") {
+            throw UsageError("give only one of '--merge-repeats' and '--no-merge-repeats'")
+        }
+        if args.flag("--no-merge-repeats") { options.mergeRepeats = false }
+        if let v = args.value("--warmup-days") { options.warmupDays = try Self.parseCount(v, option: "--warmup-days", minimum: 0) }
+        if let v = args.value("--seed") {
+            guard let s = UInt64(v) else { throw UsageError("invalid value '\(v)' for '--seed': expected a non-negative integer") }
+            options.seed = s
+        }
+        if let v = args.value("--bootstrap") { options.bootstrapResamples = try Self.parseCount(v, option: "--bootstrap", minimum: 0) }
+        if let v = args.value("--threads") { options.threads = try Self.parseCount(v, option: "--threads", minimum: 1) }
+        reportDirectory = args.value("--report")
+        json = args.flag("--json")
+        quiet = args.flag("--quiet")
+    }
+
+    /// Splits a `--policies` list on commas, keeping `key=value` pieces with the policy before
+    /// them (`contextual:a=1,b=2,mru` is two policies).
+    static func splitPolicies(_ list: String) throws(UsageError) -> [String] {
+        var out: [String] = []
+        for piece in list.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            if piece.isEmpty { throw UsageError("empty policy name in '--policies \(list)'") }
+            if piece.contains("="), !piece.contains(":"), let last = out.last, last.contains(":") {
+                out[out.count - 1] = last + "," + piece
+            } else {
+                out.append(piece)
+            }
+        }
+        return out
+    }
+
+    /// Parses `10m`, `90s`, `1.5h`, `1d` into seconds.
+    static func parseDuration(_ text: String, option: String) throws(UsageError) -> Double {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        guard let unit = text.last, let factor = units[unit], let v = Double(text.dropLast()), v.isFinite, v > 0 else {
+            throw UsageError("invalid value '\(text)' for '\(option)': expected a positive duration such as 10m, 90s or 1h")
+        }
+        return v * factor
+    }
+
+    static func parseCount(_ text: String, option: String, minimum: Int) throws(UsageError) -> Int {
+        guard let v = Int(text), v >= minimum else {
+            throw UsageError("invalid value '\(text)' for '\(option)': expected an integer >= \(minimum)")
+        }
+        return v
+    }
+
+    /// The truth file of the oracle: `--truth`, else `<dataset>.truth.jsonl` or, for
+    /// `x.jsonl`, `x.truth.jsonl`, next to the first dataset file.
+    func truthFile() -> String? {
+        if let truth { return truth }
+        guard let first = datasets.first else { return nil }
+        var candidates = [first + ".truth.jsonl"]
+        if first.hasSuffix(".jsonl") { candidates.append(String(first.dropLast(6)) + ".truth.jsonl") }
+        return candidates.first { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    /// Builds one factory per policy (validating names and parameters with the engine).
+    func policyFactories() throws -> [PolicyFactory] {
+        var names: [String] = []
+        for p in policies {
+            if p == "all" {
+                names += Self.builtInPolicies
+                if truthFile() != nil { names.append("oracle") }
+            } else {
+                names.append(p)
+            }
+        }
+        var seen: Set<String> = []
+        var factories: [PolicyFactory] = []
+        for n in names where seen.insert(n).inserted {
+            if n == "oracle" {
+                guard let path = truthFile() else {
+                    throw UsageError("the oracle policy needs the dataset's ground truth: give --truth <file> (looked for <dataset>.truth.jsonl)")
+                }
+                do { factories.append(try OracleSupport.factory(truthPath: path, rotation: options.rotation)) } catch {
+                    throw CommandFailure("cannot use the oracle: \(error)")
+                }
+                continue
+            }
+            do {
+                factories.append(.engine(try PolicySpec(parsing: n), rotation: options.rotation))
+            } catch {
+                throw UsageError("\(error.message) (see 'smartstack policies')")
+            }
+        }
+        return factories
+    }
+
+    public func run(_ output: CommandOutput) throws -> Int32 {
+        for path in datasets + (database.map { [$0] } ?? []) where !FileManager.default.isReadableFile(atPath: path) {
+            let exists = FileManager.default.fileExists(atPath: path)
+            throw CommandFailure("cannot read dataset '\(path)': \(exists ? "permission denied" : "no such file")")
+        }
+        let factories = try policyFactories()
+        if let reference, !factories.contains(where: { $0.name == reference }) {
+            throw UsageError("reference policy '\(reference)' is not among the evaluated policies (\(factories.map(\.name).joined(separator: ", ")))")
+        }
+        let source: EvaluationSource = database.map { .database($0) } ?? .files(datasets)
+        let showProgress = output.standardErrorIsTerminal && !quiet
+        var progress: (@Sendable (ReplayProgress) -> Void)?
+        if showProgress {
+            progress = { @Sendable (p: ReplayProgress) -> Void in
+                FileHandle.standardError.write(Data(("\r\u{1B}[K" + p.line()).utf8))
+            }
+        }
+        let report: EvaluationReport
+        do {
+            report = try Evaluator(options: options).evaluate(source, policies: factories, reference: reference, progress: progress)
+        } catch let error as EvaluationError {
+            if showProgress { output.standardError("\r\u{1B}[K") }
+            throw CommandFailure(error.message)
+        }
+        if showProgress { output.standardError("\r\u{1B}[K") }
+        for s in report.dataset.usersSkipped { output.printError("warning: user '\(s.user)' skipped: \(s.reason)") }
+        if let dir = reportDirectory {
+            do {
+                try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+                let base = URL(fileURLWithPath: dir)
+                try report.jsonData().write(to: base.appendingPathComponent("report.json"), options: .atomic)
+                try Data(ReportRenderer.markdown(report).utf8).write(to: base.appendingPathComponent("report.md"), options: .atomic)
+                try Data(ReportRenderer.html(report).utf8).write(to: base.appendingPathComponent("report.html"), options: .atomic)
+            } catch {
+                throw CommandFailure("cannot write the report into '\(dir)': \(error.localizedDescription)")
+            }
+        }
+        if json {
+            output.standardOutput(String(decoding: try report.jsonData(), as: UTF8.self))
+        } else {
+            output.standardOutput(report.textTable())
+            if let dir = reportDirectory {
+                output.print("\nReport written to \(dir)/report.json, report.md and report.html (open \(dir)/report.html in a browser).")
+            }
+        }
+        return 0
+    }
+}

@@ -1,0 +1,236 @@
+import Foundation
+import SmartStack
+
+/// Where the recorded sessions come from.
+public enum EvaluationSource: Sendable {
+    /// SmartStack JSONL v1 files, any number of users each, sorted or not.
+    case files([String])
+    /// An event database written by `smartstack ingest`.
+    case database(String)
+    /// Events already in memory (benchmarks, tests, embedding hosts); `name` names the dataset.
+    case events([Event], name: String)
+
+    /// A short dataset name for reports.
+    var name: String {
+        switch self {
+        case .files(let paths):
+            guard let p = paths.first else { return "events" }
+            var base = (p as NSString).lastPathComponent
+            for ext in [".gz", ".jsonl"] where base.hasSuffix(ext) { base.removeLast(ext.count) }
+            return base
+        case .database(let path): return (path as NSString).lastPathComponent
+        case .events(_, let name): return name
+        }
+    }
+
+    /// The sources as printed in reports.
+    var descriptions: [String] {
+        switch self {
+        case .files(let paths): paths
+        case .database(let path): [path]
+        case .events(let events, let name): ["\(name) (\(events.count) events in memory)"]
+        }
+    }
+}
+
+/// Hands each user's events, whole, to `deliver`, one user at a time with bounded memory.
+///
+/// Files are read twice. The first pass counts events per user and checks whether each user's
+/// events form one contiguous run (files sorted by user, or one user per file). If they do, the
+/// second pass streams them and hands over each run as it ends: memory holds the users being
+/// replayed plus a few waiting. If not (e.g. files sorted globally by time), the second pass
+/// spills the events into temporary JSONL files, each holding whole users and at most
+/// `ReplayOptions.spillBudget` events (a bigger single user gets its own file), then reads one
+/// spill file at a time and groups it by user. Within a user, events are put in time order
+/// (stable, so ties keep file order).
+struct UserEventReader {
+    let options: ReplayOptions
+    let counters: ProgressCounters
+
+    /// What the first pass learned.
+    struct Scan {
+        var totalEvents = 0
+        var users: [String] = []
+        var counts: [String: Int] = [:]
+        var isContiguous = true
+        var first: EventTime?
+        var last: EventTime?
+    }
+
+    /// Streams `source`, calling `deliver(index, user, events)` for each user in the order met.
+    func read(_ source: EvaluationSource, deliver: (Int, String, [Event]) throws -> Void) throws -> Scan {
+        switch source {
+        case .events(let events, _):
+            var scan = Scan()
+            var groups: [String: [Event]] = [:]
+            for e in events {
+                if groups[e.user] == nil { scan.users.append(e.user) }
+                groups[e.user, default: []].append(e)
+                note(e, in: &scan)
+            }
+            scan.totalEvents = events.count
+            counters.total.store(events.count, ordering: .relaxed)
+            for (i, u) in scan.users.enumerated() { try deliver(i, u, groups.removeValue(forKey: u) ?? []) }
+            return scan
+        case .database(let path):
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw EvaluationError("cannot open database '\(path)': no such file")
+            }
+            let store: EventStore
+            do { store = try EventStore(path: path) } catch {
+                throw EvaluationError("cannot open database '\(path)': \(error)")
+            }
+            var scan = Scan()
+            let stats = try store.statistics()
+            scan.totalEvents = stats.events
+            scan.first = stats.first
+            scan.last = stats.last
+            counters.total.store(stats.events, ordering: .relaxed)
+            scan.users = try store.users()
+            for (i, u) in scan.users.enumerated() {
+                let events = try store.events(EventQuery(user: u))
+                scan.counts[u] = events.count
+                try deliver(i, u, events)
+            }
+            return scan
+        case .files(let paths):
+            for path in paths {
+                guard FileManager.default.isReadableFile(atPath: path) else {
+                    let exists = FileManager.default.fileExists(atPath: path)
+                    throw EvaluationError("cannot read dataset '\(path)': \(exists ? "permission denied" : "no such file")")
+                }
+            }
+            var scan = try scanFiles(paths)
+            if scan.isContiguous {
+                try streamContiguous(paths, scan: scan, deliver: deliver)
+            } else {
+                try spillAndGroup(paths, scan: &scan, deliver: deliver)
+            }
+            return scan
+        }
+    }
+
+    private func note(_ e: Event, in scan: inout Scan) {
+        if scan.first.map({ e.time < $0 }) ?? true { scan.first = e.time }
+        if scan.last.map({ e.time > $0 }) ?? true { scan.last = e.time }
+    }
+
+    /// Calls `body` for every event of every file, turning reader errors into evaluation errors.
+    private func forEachEvent(_ paths: [String], _ body: (Event) throws -> Void) throws {
+        for path in paths {
+            var reader: JSONLReader
+            do { reader = try JSONLReader(path: path) } catch {
+                throw EvaluationError("cannot read dataset: \(error)")
+            }
+            while true {
+                let event: Event?
+                do { event = try reader.next() } catch {
+                    throw EvaluationError("invalid dataset: \(error)")
+                }
+                guard let event else { break }
+                try body(event)
+            }
+        }
+    }
+
+    private func scanFiles(_ paths: [String]) throws -> Scan {
+        var scan = Scan()
+        var current: String?
+        var ended: Set<String> = []
+        counters.phase.store(0, ordering: .relaxed)
+        var n = 0
+        try forEachEvent(paths) { e in
+            if e.user != current {
+                if let c = current { ended.insert(c) }
+                if ended.contains(e.user) { scan.isContiguous = false }
+                current = e.user
+            }
+            if scan.counts[e.user] == nil { scan.users.append(e.user) }
+            scan.counts[e.user, default: 0] += 1
+            note(e, in: &scan)
+            n += 1
+            if n & 0xFFF == 0 { counters.events.store(n, ordering: .relaxed) }
+        }
+        // A user continuing from one file into the next is still one run, but a user met again
+        // in a later file after others is not.
+        scan.totalEvents = n
+        counters.total.store(n, ordering: .relaxed)
+        counters.events.store(0, ordering: .relaxed)
+        counters.phase.store(1, ordering: .relaxed)
+        return scan
+    }
+
+    private func streamContiguous(_ paths: [String], scan: Scan, deliver: (Int, String, [Event]) throws -> Void) throws {
+        var current: [Event] = []
+        var index = 0
+        try forEachEvent(paths) { e in
+            if let u = current.first?.user, u != e.user {
+                try deliver(index, u, current)
+                index += 1
+                current = []
+                current.reserveCapacity(scan.counts[e.user] ?? 0)
+            }
+            current.append(e)
+        }
+        if let u = current.first?.user { try deliver(index, u, current) }
+    }
+
+    private func spillAndGroup(_ paths: [String], scan: inout Scan, deliver: (Int, String, [Event]) throws -> Void) throws {
+        // Pack users, in the order met, into spill files of at most `spillBudget` events.
+        var bucketOf: [String: Int] = [:]
+        var bucketUsers: [[String]] = [[]]
+        var filled = 0
+        for u in scan.users {
+            let c = scan.counts[u] ?? 0
+            if filled > 0, filled + c > options.spillBudget {
+                bucketUsers.append([])
+                filled = 0
+            }
+            bucketOf[u] = bucketUsers.count - 1
+            bucketUsers[bucketUsers.count - 1].append(u)
+            filled += c
+        }
+        let dir = FileManager.default.temporaryDirectory
+            .appendingPathComponent("smartstack-evaluate-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let files = bucketUsers.indices.map { dir.appendingPathComponent("bucket-\($0).jsonl").path }
+        var handles: [FileHandle] = []
+        for f in files {
+            guard FileManager.default.createFile(atPath: f, contents: nil),
+                  let h = FileHandle(forWritingAtPath: f) else {
+                throw EvaluationError("cannot write temporary file '\(f)'")
+            }
+            handles.append(h)
+        }
+        var buffers = Array(repeating: [UInt8](), count: files.count)
+        do {
+            try forEachEvent(paths) { e in
+                let b = bucketOf[e.user] ?? 0
+                JSONLWriter.append(e, to: &buffers[b])
+                if buffers[b].count >= 1 << 20 {
+                    try handles[b].write(contentsOf: buffers[b])
+                    buffers[b].removeAll(keepingCapacity: true)
+                }
+            }
+            for b in files.indices {
+                try handles[b].write(contentsOf: buffers[b])
+                try handles[b].close()
+            }
+        } catch let error as EvaluationError {
+            throw error
+        } catch {
+            throw EvaluationError("cannot write temporary files in '\(dir.path)': \(error)")
+        }
+        buffers = []
+        var index = 0
+        for (b, path) in files.enumerated() {
+            var groups: [String: [Event]] = [:]
+            try forEachEvent([path]) { e in groups[e.user, default: []].append(e) }
+            for u in bucketUsers[b] {
+                try deliver(index, u, groups.removeValue(forKey: u) ?? [])
+                index += 1
+            }
+        }
+    }
+}

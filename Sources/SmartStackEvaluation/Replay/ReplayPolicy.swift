@@ -1,0 +1,97 @@
+import SmartStack
+
+/// What a policy shows on top of one stack at a decision point, as the replay sees it.
+public struct ReplayDecision: Sendable, Hashable {
+    /// The widget on top after this decision (`nil` when no widget is eligible).
+    public var top: String?
+    /// The whole stack in display order, top first (the order accuracy metrics rank against).
+    public var order: [String]
+    /// The probability with which the policy picked `top` (1 for deterministic policies).
+    public var propensity: Double
+
+    /// Creates a decision; `order` should start with `top`.
+    public init(top: String?, order: [String], propensity: Double = 1) {
+        self.top = top
+        self.order = order
+        self.propensity = propensity
+    }
+}
+
+/// One user's policy during replay: it learns from every event it is given and decides the top
+/// of a stack at a decision point. The replay only ever gives it events strictly before the
+/// instant it decides. One instance per user, used from one thread.
+public protocol ReplayPolicy: AnyObject {
+    /// Learns from one event (in time order).
+    func record(_ event: Event)
+    /// Decides the top of `stack`, whose configured widgets are `widgets`, at `time`.
+    func decide(stack: String, widgets: [WidgetConfig], at time: EventTime) throws -> ReplayDecision
+}
+
+/// A named way to build one `ReplayPolicy` per user.
+///
+/// ```swift
+/// let factory = try PolicyFactory.engine(PolicySpec(parsing: "frecency"))
+/// let policy = try factory.make("u00", 42)
+/// ```
+public struct PolicyFactory: Sendable {
+    /// The policy's name as printed in reports.
+    public var name: String
+    /// Builds the policy for a user with the per-user seed.
+    public var make: @Sendable (_ user: String, _ seed: UInt64) throws -> any ReplayPolicy
+
+    /// Creates a factory from a closure.
+    public init(name: String, make: @escaping @Sendable (_ user: String, _ seed: UInt64) throws -> any ReplayPolicy) {
+        self.name = name
+        self.make = make
+    }
+
+    /// A built-in engine policy (`UserEngine(user:policy:rotation:seed:)`).
+    public static func engine(_ spec: PolicySpec, rotation: RotationParameters = RotationParameters()) -> PolicyFactory {
+        PolicyFactory(name: spec.description) { user, seed in
+            let engine = try UserEngine(user: user, policy: spec, rotation: rotation, seed: seed)
+            engine.explainsRankings = false   // reasons are not read during replay
+            return EngineReplayPolicy(engine: engine)
+        }
+    }
+
+    /// An outside scorer (e.g. the oracle) hosted by the engine's rotation policy
+    /// (`UserEngine(user:scorer:name:rotation:)`).
+    public static func scorer(
+        name: String, rotation: RotationParameters = RotationParameters(),
+        _ makeScorer: @escaping @Sendable (_ user: String) throws -> any WidgetScorer
+    ) -> PolicyFactory {
+        PolicyFactory(name: name) { user, _ in
+            let engine = UserEngine(user: user, scorer: try makeScorer(user), name: name, rotation: rotation)
+            engine.explainsRankings = false
+            return EngineReplayPolicy(engine: engine)
+        }
+    }
+}
+
+/// Adapts the engine's `UserEngine` to the replay.
+public final class EngineReplayPolicy: ReplayPolicy {
+    /// The engine being evaluated.
+    public let engine: UserEngine
+
+    /// Wraps an engine.
+    public init(engine: UserEngine) { self.engine = engine }
+
+    /// Forwards the event to the engine.
+    public func record(_ event: Event) { engine.record(event) }
+
+    /// Asks the engine's rotation policy; the display order is the top then the rest of the
+    /// scorer's ranking in its order, then any configured widget the ranking left out.
+    ///
+    /// - Complexity: O(widgets) plus the engine's decision.
+    public func decide(stack: String, widgets: [WidgetConfig], at time: EventTime) throws -> ReplayDecision {
+        let decision = try engine.decide(stack: stack, at: time)
+        var order: [String] = []
+        order.reserveCapacity(widgets.count)
+        if let top = decision.top { order.append(top) }
+        for ranked in decision.ranking.widgets where ranked.widget != decision.top { order.append(ranked.widget) }
+        if order.count < widgets.count {
+            for w in widgets where !order.contains(w.id) { order.append(w.id) }
+        }
+        return ReplayDecision(top: decision.top, order: order, propensity: decision.propensity)
+    }
+}
