@@ -222,6 +222,27 @@ import Testing
         try reader.close()
     }
 
+    /// The README's host example, verbatim apart from the path.
+    @Test func readmeExampleRuns() throws {
+        let dir = try HostTemporaryDirectory()
+        let engine = try Engine(path: dir.database, policy: PolicySpec(parsing: "contextual"))
+        let now = try EventTime(rfc3339: "2026-03-02T08:05:00-05:00")
+        try engine.configure(stack: "home", widgets: [
+            WidgetConfig(id: "calendar", app: "com.apple.mobilecal"),
+            WidgetConfig(id: "weather", app: "com.apple.weather"),
+            WidgetConfig(id: "music", app: "com.spotify.client"),
+        ], user: "me", at: now)
+        try engine.record(Event(time: now, user: "me", payload: .place("work")))
+        try engine.record([
+            Event(time: now.adding(seconds: 60), user: "me", payload: .appLaunch(app: "com.apple.mobilecal")),
+            Event(time: now.adding(seconds: 90), user: "me", payload: .relevance(widget: "weather", score: 0.9, duration: 3600)),
+        ])
+        let decision = try engine.decide(stack: "home", user: "me", at: now.adding(seconds: 300))
+        #expect(decision.top != nil && decision.ranking.widgets.count == 3)
+        #expect(decision.ranking.widgets.allSatisfy { !$0.reasons.isEmpty || $0.score.isFinite })
+        try engine.close()
+    }
+
     @Test func decisionsRotateAndAreSavedWithTheState() throws {
         let dir = try HostTemporaryDirectory()
         let engine = try Engine(path: dir.database)
