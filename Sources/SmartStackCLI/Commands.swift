@@ -9,4 +9,7 @@ public let allSubcommands: [any SubcommandProtocol.Type] = [
     ImportCommand.self,
     ForgetCommand.self,
     OffPolicyCommand.self,
+    RankCommand.self,
+    RebuildCommand.self,
+    PoliciesCommand.self,
 ]

@@ -4,8 +4,8 @@
 /// keys: integers and doubles as 8 little-endian bytes, booleans as 1 byte, strings as a length
 /// and UTF-8 bytes, containers of repeated values as a count then the elements (arrays of
 /// `Double`, `Int32` and `UInt32` in bulk). Keys are not stored, so reading requires the same
-/// type layout as writing (snapshots carry a version). Optionals are not supported: no snapshot
-/// type has optional fields.
+/// type layout as writing (snapshots carry a version). An optional field (`WidgetConfig.app`)
+/// is a presence byte then its value; optional elements and values are not supported.
 enum SnapshotCoder {
     struct Failure: Error, CustomStringConvertible {
         var description: String
@@ -83,6 +83,15 @@ enum SnapshotCoder {
         var codingPath: [any CodingKey] = []
         mutating func encodeNil(forKey key: Key) throws { throw Failure(description: "optional field '\(key.stringValue)' in a snapshot") }
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try SnapshotCoder.write(value, to: sink) }
+        // Optional fields (e.g. `WidgetConfig.app`): a presence byte, then the value if present.
+        mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws {
+            sink.bytes.append(value == nil ? 0 : 1)
+            if let value { sink.string(value) }
+        }
+        mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+            sink.bytes.append(value == nil ? 0 : 1)
+            if let value { try SnapshotCoder.write(value, to: sink) }
+        }
         mutating func nestedContainer<N: CodingKey>(keyedBy keyType: N.Type, forKey key: Key) -> KeyedEncodingContainer<N> {
             KeyedEncodingContainer(KeyedWriter<N>(sink: sink))
         }
@@ -205,6 +214,14 @@ enum SnapshotCoder {
         func contains(_ key: Key) -> Bool { true }
         func decodeNil(forKey key: Key) throws -> Bool { false }
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try SnapshotCoder.read(type, from: source) }
+        func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+            let flag = try SnapshotCoder.read(Bool.self, from: source)
+            return flag ? try SnapshotCoder.read(String.self, from: source) : nil
+        }
+        func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+            let flag = try SnapshotCoder.read(Bool.self, from: source)
+            return flag ? try SnapshotCoder.read(type, from: source) : nil
+        }
         func nestedContainer<N: CodingKey>(keyedBy type: N.Type, forKey key: Key) throws -> KeyedDecodingContainer<N> {
             KeyedDecodingContainer(KeyedReader<N>(source: source))
         }

@@ -2,7 +2,7 @@
 extension UserEngine {
     /// Everything an engine learned, as saved by `snapshot()`.
     struct Snapshot: Codable {
-        static let currentVersion = 1
+        static let currentVersion = 2  // 2: optional fields carry a presence byte
         var version = Snapshot.currentVersion
         var user: String
         var policy: ResolvedPolicy

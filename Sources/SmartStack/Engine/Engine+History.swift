@@ -1,0 +1,46 @@
+/// Answers as the engine would have given them at a past instant.
+extension Engine {
+    /// How a ranking at a past instant was computed.
+    public struct HistoricalRanking: Sendable, Hashable {
+        /// The ranking, from the events strictly before the instant only.
+        public var ranking: Ranking
+        /// The sequence number of the saved state started from (`nil`: replayed from the start).
+        public var snapshotSequence: Int64?
+        /// How many events were replayed on top of it.
+        public var replayedEvents: Int
+    }
+
+    /// The ranking of `stack` for `user` as the engine would have answered at `time`: only the
+    /// user's events strictly before `time` count, learned in the order they were stored.
+    ///
+    /// The saved state is used as a starting point only when every event it covers is before
+    /// `time`; then only later-stored events before `time` are replayed. Otherwise the user's log
+    /// before `time` is replayed from the start. Loaded in-memory states are not touched.
+    /// - Throws: ``EngineError`` for an unknown user or stack; ``StoreError``.
+    /// - Complexity: O(k) for the k events replayed.
+    public func ranking(stack: String, user: String, before time: EventTime) throws -> HistoricalRanking {
+        let known = try store.count(EventQuery(user: user)) > 0
+        guard known else { throw try unknownUserError(user) }
+        var engine: UserEngine?
+        var through: Int64 = 0
+        if let saved = try store.loadState(user: user, key: stateKey),
+           saved.sequence <= (try store.nextSequenceNumber()) - 1,
+           !(try store.hasEvent(user: user, through: saved.sequence, notBefore: time)) {
+            do {
+                engine = try UserEngine(user: user, policy: policy, rotation: rotation, seed: seed, restoring: saved.blob)
+                through = saved.sequence
+            } catch {
+                notice("saved state of user '\(user)' cannot be used (\(error)); replaying the log instead")
+            }
+        }
+        let snapshotSequence = engine == nil ? nil : through
+        let replayer = try engine ?? makeUserEngine(user)
+        var replayed = 0
+        try store.forEachInArrivalOrder(user: user, afterSequence: through, before: time) { _, event in
+            replayer.record(event)
+            replayed += 1
+        }
+        let ranking = try replayer.ranking(stack: stack, at: time)
+        return HistoricalRanking(ranking: ranking, snapshotSequence: snapshotSequence, replayedEvents: replayed)
+    }
+}

@@ -1,0 +1,502 @@
+/// The host-facing relevance engine: a durable event log plus each user's learned state, safe
+/// to use from many threads and tasks at once.
+///
+/// ```swift
+/// let engine = try Engine(path: "smartstack.sqlite", policy: PolicySpec(parsing: "contextual"))
+/// try engine.configure(stack: "home", widgets: [WidgetConfig(id: "weather", app: "com.weather"),
+///                                               WidgetConfig(id: "mail", app: "com.mail")],
+///                      user: "u00", at: now)
+/// try engine.record(Event(time: now, user: "u00", payload: .appLaunch(app: "com.mail")))
+/// let ranking = try engine.ranking(stack: "home", user: "u00", at: now)
+/// for widget in ranking.widgets { print(widget.widget, widget.score, widget.reasons.first?.text ?? "") }
+/// try engine.close()
+/// ```
+///
+/// ## Recording
+/// `record` appends to the log (one transaction per call; events whose `(user, id)` is already
+/// stored are skipped, exactly as ``EventStore/append(_:)``) and then updates each user's
+/// in-memory ``UserEngine`` with exactly the events stored, in the order stored (their sequence
+/// order). A user's state therefore always equals a replay of that user's log in sequence
+/// order. Late events (older than the newest seen) are accepted; see ``UserEngine`` for how the
+/// model counts them.
+///
+/// ## State
+/// Each user's state is saved in the database (table `engine_state`) under ``stateKey`` (the
+/// policy, rotation parameters and seed) together with the sequence number it is valid
+/// through. It is saved by ``flush()`` and ``close()``, and automatically after every
+/// ``saveInterval`` events recorded for a user (default 10,000: about 1 ms of encoding per
+/// 10,000 events). A restarted engine loads a user's snapshot on first use and replays only the
+/// events stored after it, so it answers immediately. A snapshot that does not match the log
+/// (valid through a sequence number the log never reached, or unreadable bytes) is discarded
+/// and the user's state is rebuilt from the log, with a notice (``notices`` and `onNotice`).
+/// Rotation state (what is on top, dwell, swipe holds) comes from ``decide(stack:user:at:)``
+/// calls, not from events: it is saved with the snapshot but a rebuild starts it afresh.
+///
+/// ## Concurrency
+/// Rankings and decisions lock only their user's state, so different users are served in
+/// parallel. Recording is serialized (the log takes one writer at a time) and locks each user
+/// only while applying that user's events. Events appended to the same database by another
+/// process are noticed at this engine's next `record` and replayed into the loaded users.
+public final class Engine: Sendable {
+    /// The event log.
+    public let store: EventStore
+    /// The policy every user's state runs.
+    public let policy: PolicySpec
+    /// The rotation parameters of ``decide(stack:user:at:)``.
+    public let rotation: RotationParameters
+    /// The seed of every user's generator (mixed with the user's name).
+    public let seed: UInt64
+    /// A user's state is saved after this many events recorded for the user since the last save.
+    public let saveInterval: Int
+    /// The key under which user states are saved: the policy, rotation parameters and seed.
+    public let stateKey: String
+
+    private let writer: EngineLock<WriterState>
+    private let slots = EngineLock<[String: UserSlot]>([:])
+    private let noticeLog = EngineLock<[String]>([])
+    private let noticeHandler: (@Sendable (String) -> Void)?
+
+    /// Opens (or creates) the database at `path` (`:memory:` for a private in-memory log).
+    ///
+    /// - Parameters:
+    ///   - policy: the policy learned and ranked with (default ``PolicyRegistry/defaultPolicy``).
+    ///   - rotation: the rotation parameters of ``decide(stack:user:at:)``.
+    ///   - seed: the seed of every user's generator.
+    ///   - saveInterval: events per user between automatic saves of the user's state (>= 1).
+    ///   - storeOptions: how to open the log.
+    ///   - onNotice: called with each notice (e.g. a saved state rebuilt from the log).
+    /// - Throws: ``EngineError`` for an invalid policy; ``StoreError`` when the log cannot be opened.
+    public convenience init(path: String, policy: PolicySpec = PolicySpec(name: PolicyRegistry.defaultPolicy),
+                            rotation: RotationParameters = RotationParameters(), seed: UInt64 = 0,
+                            saveInterval: Int = 10_000, storeOptions: EventStore.Options = EventStore.Options(),
+                            onNotice: (@Sendable (String) -> Void)? = nil) throws {
+        _ = try ResolvedPolicy(policy)
+        try self.init(store: EventStore(path: path, options: storeOptions), policy: policy, rotation: rotation,
+                      seed: seed, saveInterval: saveInterval, onNotice: onNotice)
+    }
+
+    /// An engine over an already open log. Parameters as in ``init(path:policy:rotation:seed:saveInterval:storeOptions:onNotice:)``.
+    /// - Throws: ``EngineError`` for an invalid policy; ``StoreError`` when the log cannot be read.
+    public init(store: EventStore, policy: PolicySpec = PolicySpec(name: PolicyRegistry.defaultPolicy),
+                rotation: RotationParameters = RotationParameters(), seed: UInt64 = 0,
+                saveInterval: Int = 10_000, onNotice: (@Sendable (String) -> Void)? = nil) throws {
+        _ = try ResolvedPolicy(policy)
+        self.store = store
+        self.policy = policy
+        self.rotation = rotation
+        self.seed = seed
+        self.saveInterval = max(1, saveInterval)
+        self.stateKey = Self.stateKey(policy: policy, rotation: rotation, seed: seed)
+        self.noticeHandler = onNotice
+        writer = EngineLock(WriterState(expectedNext: try store.nextSequenceNumber()))
+    }
+
+    /// Saves what is unsaved on a best-effort basis (call ``close()`` to see errors).
+    deinit {
+        if !writer.withLock({ $0.isClosed }) { try? flush() }
+    }
+
+    /// The key a state is saved under for these settings, e.g.
+    /// `contextual|rotation:margin=0.1,dwell=300.0,cap=48,hold=3600.0|seed=0`.
+    public static func stateKey(policy: PolicySpec, rotation: RotationParameters, seed: UInt64) -> String {
+        "\(policy.description)|rotation:margin=\(rotation.hysteresisMargin),dwell=\(rotation.minimumDwell),"
+            + "cap=\(rotation.maximumRotationsPerDay),hold=\(rotation.swipeHold)|seed=\(seed)"
+    }
+
+    /// Notices so far, oldest first: states rebuilt from the log and why.
+    public var notices: [String] { noticeLog.withLock { $0 } }
+
+    // MARK: Recording
+
+    /// Records one event: appends it to the log and updates its user's state.
+    /// - Returns: whether it was stored (`false`: its `(user, id)` was already stored).
+    /// - Throws: ``StoreError`` (nothing stored, state unchanged) or ``EngineError`` when closed.
+    @discardableResult
+    public func record(_ event: Event) throws -> Bool {
+        try record([event]).inserted == 1
+    }
+
+    /// Records events in one transaction (all or nothing) and updates their users' states with
+    /// exactly the events stored, in order.
+    /// - Throws: ``StoreError`` (nothing stored, state unchanged) or ``EngineError`` when closed.
+    /// - Complexity: O(n) amortised for n events, plus the append's O(n log N).
+    @discardableResult
+    public func record(_ events: [Event]) throws -> AppendResult {
+        guard !events.isEmpty else { return AppendResult(inserted: 0, duplicates: 0) }
+        return try writer.withLock { w throws -> AppendResult in
+            try Self.checkOpen(w)
+            var users: [String: UserSlot] = [:]
+            for event in events where users[event.user] == nil {
+                users[event.user] = try loadSlot(event.user, writer: &w)
+            }
+            let before = try store.nextSequenceNumber()
+            if before != w.expectedNext {
+                // Another process appended: bring every loaded user up to date first.
+                for slot in slots.withLock({ Array($0.values) }) { try catchUp(slot) }
+            }
+            let result = try store.append(events)
+            let after = try store.nextSequenceNumber()
+            w.expectedNext = after
+            if result.inserted == events.count && after - before == Int64(events.count) {
+                // Every event stored, with consecutive sequence numbers from `before`.
+                var i = 0
+                while i < events.count {
+                    let user = events[i].user
+                    var j = i + 1
+                    while j < events.count && events[j].user == user { j += 1 }
+                    let slot = users[user]!
+                    let first = before + Int64(i)
+                    let range = i..<j
+                    let save = slot.state.withLock { s -> SaveRequest? in
+                        guard let engine = s.engine else { return nil }
+                        for k in range { engine.record(events[k]) }
+                        s.appliedThrough = first + Int64(range.count) - 1
+                        s.unsaved += range.count
+                        s.isDirty = true
+                        return s.unsaved >= saveInterval ? s.saveRequest() : nil
+                    }
+                    if let save { persistPeriodically(save, user: user, slot: slot) }
+                    i = j
+                }
+            } else {
+                // Duplicates were skipped or sequence numbers interleaved: read back what the log holds.
+                for (user, slot) in users {
+                    if let save = try catchUp(slot), save.unsaved >= saveInterval { persistPeriodically(save, user: user, slot: slot) }
+                }
+            }
+            return result
+        }
+    }
+
+    /// Configures a stack (records a `stack_config` event): its widgets in the person's order.
+    /// - Throws: ``EngineError`` for an empty stack id, an empty or repeated widget id;
+    ///   ``StoreError`` when the log cannot be written.
+    public func configure(stack: String, widgets: [WidgetConfig], user: String, at time: EventTime) throws {
+        guard !stack.isEmpty else { throw EngineError("stack id is empty") }
+        guard !user.isEmpty else { throw EngineError("user is empty") }
+        var seen: Set<String> = []
+        for widget in widgets {
+            guard !widget.id.isEmpty else { throw EngineError("stack '\(stack)': a widget id is empty") }
+            guard seen.insert(widget.id).inserted else {
+                throw EngineError("stack '\(stack)': widget '\(widget.id)' is listed twice")
+            }
+        }
+        try record(Event(time: time, user: user, payload: .stackConfig(stack: stack, widgets: widgets)))
+    }
+
+    // MARK: Answering
+
+    /// The ranking of `stack` for `user` at `time`, from everything recorded so far.
+    ///
+    /// - Parameter explained: whether each widget carries its reasons (default `true`). Reasons
+    ///   are most of a ranking's cost; a host that only needs the order can skip them.
+    /// - Throws: ``EngineError`` for an unknown user or stack (naming the known ones).
+    /// - Complexity: O(widgets of the stack) once the user is loaded; the first use of a user
+    ///   loads their saved state and replays the events stored after it.
+    public func ranking(stack: String, user: String, at time: EventTime, explained: Bool = true) throws -> Ranking {
+        try withUserEngine(user, changesState: false) { engine throws -> Ranking in
+            engine.explainsRankings = explained
+            defer { engine.explainsRankings = true }
+            return try engine.ranking(stack: stack, at: time)
+        }
+    }
+
+    /// Applies the rotation policy to `stack` at a decision point (e.g. screen on) and returns
+    /// what is shown on top. Changes the rotation state (saved with the user's state).
+    /// - Throws: ``EngineError`` for an unknown user or stack.
+    /// - Complexity: O(widgets · stacks) once the user is loaded.
+    public func decide(stack: String, user: String, at time: EventTime) throws -> RotationDecision {
+        try withUserEngine(user, changesState: true) { engine throws -> RotationDecision in
+            try engine.decide(stack: stack, at: time)
+        }
+    }
+
+    /// The stacks `user` configured and their widgets.
+    /// - Throws: ``EngineError`` for an unknown user.
+    public func stacks(user: String) throws -> [String: [WidgetConfig]] {
+        try withUserEngine(user, changesState: false) { $0.stacks }
+    }
+
+    // MARK: Saving
+
+    /// Saves every loaded user's state that changed since it was last saved.
+    /// - Throws: ``StoreError``.
+    /// - Complexity: O(size of the changed states).
+    public func flush() throws {
+        try writer.withLock { w throws in
+            for (user, slot) in slots.withLock({ $0 }) {
+                if let save = slot.state.withLock({ s in s.isDirty ? s.saveRequest() : nil }) {
+                    try persist(save, user: user, slot: slot)
+                }
+            }
+        }
+    }
+
+    /// Saves every changed state and closes the engine: later calls throw ``EngineError``.
+    /// - Throws: ``StoreError`` when a state cannot be saved (the engine stays open then).
+    public func close() throws {
+        try flush()
+        writer.withLock { $0.isClosed = true }
+    }
+
+    /// Recomputes every user's saved state from the log (clears all saved states, replays the
+    /// whole log in sequence order, saves the result) and replaces the loaded states with it.
+    /// - Returns: how many users and events were replayed.
+    /// - Throws: ``StoreError``.
+    /// - Complexity: O(N) for N stored events; holds every user's state in memory at once.
+    @discardableResult
+    public func rebuild() throws -> (users: Int, events: Int) {
+        try writer.withLock { w throws -> (users: Int, events: Int) in
+            try Self.checkOpen(w)
+            for slot in slots.withLock({ d in defer { d.removeAll() }; return Array(d.values) }) {
+                slot.state.withLock { $0.engine = nil }
+            }
+            try store.clearState()
+            var engines: [String: UserEngine] = [:]
+            var through: [String: Int64] = [:]
+            var count = 0
+            try store.forEachInArrivalOrder(user: nil, afterSequence: 0) { sequence, event in
+                let engine: UserEngine
+                if let known = engines[event.user] {
+                    engine = known
+                } else {
+                    engine = try makeUserEngine(event.user)
+                    engines[event.user] = engine
+                }
+                engine.record(event)
+                through[event.user] = sequence
+                count += 1
+            }
+            for (user, engine) in engines {
+                try store.saveState(user: user, key: stateKey, sequence: through[user]!, blob: engine.snapshot())
+            }
+            w.expectedNext = try store.nextSequenceNumber()
+            return (engines.count, count)
+        }
+    }
+
+    // MARK: Deleting
+
+    /// Deletes events strictly before `time` and the state derived from them (retention); the
+    /// affected users' states are rebuilt from what remains at their next use.
+    /// - Returns: how many events were deleted.
+    /// - Throws: ``StoreError``.
+    @discardableResult
+    public func deleteEvents(before time: EventTime) throws -> Int {
+        try writer.withLock { w throws -> Int in
+            try Self.checkOpen(w)
+            let deleted = try store.deleteEvents(before: time)
+            dropAllSlots()
+            w.expectedNext = try store.nextSequenceNumber()
+            return deleted
+        }
+    }
+
+    /// Erases every event and all state of `user`, in the log and in memory.
+    /// - Returns: how many events were deleted.
+    /// - Throws: ``StoreError``.
+    @discardableResult
+    public func erase(user: String) throws -> Int {
+        try writer.withLock { w throws -> Int in
+            try Self.checkOpen(w)
+            let deleted = try store.erase(user: user)
+            if let slot = slots.withLock({ $0.removeValue(forKey: user) }) {
+                slot.state.withLock { $0.engine = nil }
+            }
+            w.expectedNext = try store.nextSequenceNumber()
+            return deleted
+        }
+    }
+
+    // MARK: Internals
+
+    /// The loaded users' slots (for tests).
+    var slotsForTesting: [String: UserSlot] { slots.withLock { $0 } }
+
+    private struct WriterState {
+        var expectedNext: Int64
+        var isClosed = false
+    }
+
+    private static func checkOpen(_ w: borrowing WriterState) throws(EngineError) {
+        if w.isClosed { throw EngineError("the engine is closed") }
+    }
+
+    func makeUserEngine(_ user: String) throws(EngineError) -> UserEngine {
+        try UserEngine(user: user, policy: policy, rotation: rotation, seed: seed)
+    }
+
+    func notice(_ text: String) {
+        noticeLog.withLock { $0.append(text) }
+        noticeHandler?(text)
+    }
+
+    /// Drops every loaded state without saving it (after a deletion made it stale).
+    private func dropAllSlots() {
+        for slot in slots.withLock({ d in defer { d.removeAll() }; return Array(d.values) }) {
+            slot.state.withLock { $0.engine = nil }
+        }
+    }
+
+    /// Runs `body` on `user`'s loaded engine under the user's lock.
+    private func withUserEngine<T: Sendable>(_ user: String, changesState: Bool,
+                                             _ body: (UserEngine) throws -> T) throws -> T {
+        while true {
+            let slot: UserSlot
+            if let loaded = slots.withLock({ $0[user] }) {
+                slot = loaded
+            } else {
+                slot = try writer.withLock { w throws -> UserSlot in
+                    try Self.checkOpen(w)
+                    return try loadSlot(user, writer: &w)
+                }
+            }
+            let outcome = try slot.state.withLock { s throws -> Outcome<T> in
+                guard let engine = s.engine else { return .retry }
+                if s.appliedThrough == 0 { return .unknownUser }
+                if changesState { s.isDirty = true; s.generation += 1 }
+                return .done(try body(engine))
+            }
+            switch outcome {
+            case .done(let value): return value
+            case .retry: continue
+            case .unknownUser: throw try unknownUserError(user)
+            }
+        }
+    }
+
+    private enum Outcome<T: Sendable>: Sendable { case done(T), retry, unknownUser }
+
+    /// "unknown user 'x' (known: a, b, ...)", listing at most 10 users.
+    func unknownUserError(_ user: String) throws -> EngineError {
+        let known = try store.users()
+        let shown = known.prefix(10).joined(separator: ", ")
+        let more = known.count > 10 ? " and \(known.count - 10) more" : ""
+        return EngineError("unknown user '\(user)': no events recorded for them (known: \(known.isEmpty ? "none" : shown + more))")
+    }
+
+    /// `user`'s slot, loading it (saved state, then the events stored after it). Call only
+    /// while holding the writer lock, so no append runs meanwhile.
+    private func loadSlot(_ user: String, writer w: inout WriterState) throws -> UserSlot {
+        if let loaded = slots.withLock({ $0[user] }) { return loaded }
+        let last = try store.nextSequenceNumber() - 1
+        var restored: UserEngine?
+        var through: Int64 = 0
+        var rebuilt = false
+        if let saved = try store.loadState(user: user, key: stateKey) {
+            if saved.sequence > last {
+                notice("saved state of user '\(user)' is valid through event \(saved.sequence) but the log ends at event \(last); rebuilding it from the log")
+                rebuilt = true
+            } else {
+                do {
+                    restored = try UserEngine(user: user, policy: policy, rotation: rotation, seed: seed, restoring: saved.blob)
+                    through = saved.sequence
+                } catch {
+                    notice("saved state of user '\(user)' cannot be used (\(error)); rebuilding it from the log")
+                    rebuilt = true
+                }
+            }
+        }
+        let engine = try restored ?? makeUserEngine(user)
+        var replayed = 0
+        try store.forEachInArrivalOrder(user: user, afterSequence: through) { sequence, event in
+            engine.record(event)
+            through = sequence
+            replayed += 1
+        }
+        var repaired = false
+        if rebuilt {
+            // Replace the unusable snapshot at once, so the notice is given once (best effort:
+            // a read-only database keeps it and the state is saved at the next flush or close).
+            do {
+                if through > 0 {
+                    try store.saveState(user: user, key: stateKey, sequence: through, blob: engine.snapshot())
+                } else {
+                    try store.clearState(user: user)
+                }
+                repaired = true
+            } catch {
+                notice("could not save the rebuilt state of user '\(user)' (\(error))")
+            }
+        }
+        let slot = UserSlot(UserSlotState(engine: engine, appliedThrough: through, unsaved: repaired ? 0 : replayed,
+                                          isDirty: !repaired && (replayed > 0 || rebuilt)))
+        w.expectedNext = max(w.expectedNext, last + 1)
+        slots.withLock { $0[user] = slot }
+        return slot
+    }
+
+    /// Replays into `slot` the events of its user stored after its state; returns a save
+    /// request when anything changed.
+    @discardableResult
+    private func catchUp(_ slot: UserSlot) throws -> SaveRequest? {
+        try slot.state.withLock { s throws -> SaveRequest? in
+            guard let engine = s.engine else { return nil }
+            var through = s.appliedThrough
+            var replayed = 0
+            try store.forEachInArrivalOrder(user: engine.user, afterSequence: through) { sequence, event in
+                engine.record(event)
+                through = sequence
+                replayed += 1
+            }
+            s.appliedThrough = through
+            s.unsaved += replayed
+            if replayed > 0 { s.isDirty = true }
+            return replayed > 0 ? s.saveRequest() : nil
+        }
+    }
+
+    /// A periodic save inside `record`: the events are already stored and learned, so a failure
+    /// (e.g. a full disk) must not fail the call; it becomes a notice and the state stays
+    /// unsaved, to be saved at the next interval, `flush()` or `close()`.
+    private func persistPeriodically(_ save: SaveRequest, user: String, slot: UserSlot) {
+        do { try persist(save, user: user, slot: slot) } catch {
+            notice("could not save the state of user '\(user)' (\(error)); it stays in memory and is saved later")
+        }
+    }
+
+    /// Writes a snapshot and marks the slot saved unless it changed meanwhile.
+    private func persist(_ save: SaveRequest, user: String, slot: UserSlot) throws {
+        try store.saveState(user: user, key: stateKey, sequence: save.sequence, blob: save.blob)
+        slot.state.withLock { s in
+            if s.appliedThrough == save.sequence && s.generation == save.generation {
+                s.unsaved = 0
+                s.isDirty = false
+            }
+        }
+    }
+}
+
+/// A snapshot to write: the bytes, the sequence they are valid through, and the slot
+/// generation they were taken at.
+struct SaveRequest: Sendable {
+    var blob: [UInt8]
+    var sequence: Int64
+    var generation: Int
+    var unsaved: Int
+}
+
+/// One user's loaded state behind its own lock.
+final class UserSlot: Sendable {
+    let state: EngineLock<UserSlotState>
+    init(_ state: consuming sending UserSlotState) { self.state = EngineLock(state) }
+}
+
+/// What a `UserSlot` guards: the user's engine (`nil` once dropped) and its bookkeeping.
+struct UserSlotState {
+    var engine: UserEngine?
+    /// The largest sequence number applied (0: none).
+    var appliedThrough: Int64
+    /// Events applied since the last save.
+    var unsaved: Int
+    /// Whether anything changed since the last save (events or rotation decisions).
+    var isDirty: Bool
+    /// Bumped by each rotation decision, so a decision made while a snapshot is being written
+    /// is not marked saved by that older write.
+    var generation = 0
+
+    func saveRequest() -> SaveRequest? {
+        guard let engine else { return nil }
+        return SaveRequest(blob: engine.snapshot(), sequence: appliedThrough, generation: generation, unsaved: unsaved)
+    }
+}
