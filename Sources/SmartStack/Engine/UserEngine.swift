@@ -297,7 +297,8 @@ public final class UserEngine {
             scratch.scores = [Double](repeating: 0, count: n)
             scratch.eligible = [Bool](repeating: true, count: n)
         }
-        if scratch.order.count != n { scratch.order = Array(0..<n) }
+        // Grow only: stacks of different sizes share the buffers, and readers index rows < n.
+        if scratch.order.count < n { scratch.order = Array(0..<n) }
         let ts = time.secondsSinceEpoch
         switch policy.kind {
         case .contextual, .bandit:
@@ -338,7 +339,6 @@ public final class UserEngine {
 
     private func makeRanking(stack s: Int, name: String, at time: EventTime) -> Ranking {
         let widgets = features.stackWidgets[s]
-        let scratch = self.scratch
         var result: [RankedWidget] = []
         result.reserveCapacity(widgets.count)
         let pin = features.stackPins[s]
@@ -359,26 +359,29 @@ public final class UserEngine {
         // skipping the rest of each session keeps recording cheap.
         let ts = event.time.secondsSinceEpoch
         guard ts - features.lastAppTime >= Self.sessionGap || features.lastAppTime > ts else { return }
-        var engaged: [Int32] = []
         switch event.payload {
         case .appLaunch(let app):
-            if let a = features.apps.index(of: app) { engaged = features.appWidgets[Int(a)] }
+            guard let a = features.apps.index(of: app) else { return }
+            for w in features.appWidgets[Int(a)] { learnBandit(engaged: w, at: event.time) }
         case .widgetTap(let widget, _):
-            if let w = features.widgets.index(of: widget) { engaged = [w] }
+            if let w = features.widgets.index(of: widget) { learnBandit(engaged: w, at: event.time) }
         case .widgetSwipe(_, _, let to):
-            if let w = features.widgets.index(of: to) { engaged = [w] }
+            if let w = features.widgets.index(of: to) { learnBandit(engaged: w, at: event.time) }
         default:
             return
         }
-        for w in engaged {
-            for s in 0..<features.stackWidgets.count {
-                let widgets = features.stackWidgets[s]
-                guard widgets.count > 1, let row = widgets.firstIndex(of: w) else { continue }
-                ContextualModel.features(features, widgets: widgets, at: event.time, prior: policy.prior,
-                                         scratch: &learningScratch)
-                bandit.learn(features: learningScratch.features, count: widgets.count, engaged: row,
-                             rate: policy.learningRate, probabilities: &learningScratch.probabilities)
-            }
+    }
+
+    /// One online step of the bandit toward widget `w` in every stack holding it (with more than
+    /// one widget).
+    private func learnBandit(engaged w: Int32, at time: EventTime) {
+        for s in 0..<features.stackWidgets.count {
+            let widgets = features.stackWidgets[s]
+            guard widgets.count > 1, let row = widgets.firstIndex(of: w) else { continue }
+            ContextualModel.features(features, widgets: widgets, at: time, prior: policy.prior,
+                                     scratch: &learningScratch)
+            bandit.learn(features: learningScratch.features, count: widgets.count, engaged: row,
+                         rate: policy.learningRate, probabilities: &learningScratch.probabilities)
         }
     }
 }
