@@ -62,15 +62,33 @@ struct UserEventReader {
         switch source {
         case .events(let events, _):
             var scan = Scan()
-            var groups: [String: [Event]] = [:]
+            var groups: [[Event]] = []
+            var groupOfUser: [String: Int] = [:]
+            // Consecutive events of one user (the usual layout) skip the dictionary look-up.
+            var lastUser: String?
+            var lastGroup = 0
             for e in events {
-                if groups[e.user] == nil { scan.users.append(e.user) }
-                groups[e.user, default: []].append(e)
+                if e.user != lastUser {
+                    if let g = groupOfUser[e.user] {
+                        lastGroup = g
+                    } else {
+                        lastGroup = groups.count
+                        groupOfUser[e.user] = lastGroup
+                        groups.append([])
+                        scan.users.append(e.user)
+                    }
+                    lastUser = e.user
+                }
+                groups[lastGroup].append(e)
                 note(e, in: &scan)
             }
             scan.totalEvents = events.count
             counters.total.store(events.count, ordering: .relaxed)
-            for (i, u) in scan.users.enumerated() { try deliver(i, u, groups.removeValue(forKey: u) ?? []) }
+            for (i, u) in scan.users.enumerated() {
+                let userEvents = groups[i]
+                groups[i] = []
+                try deliver(i, u, userEvents)
+            }
             return scan
         case .database(let path):
             guard FileManager.default.fileExists(atPath: path) else {
