@@ -137,6 +137,34 @@ public final class UserEngine {
         let s = try stackIndex(stack)
         score(stack: s, at: time)
         let ranking = makeRanking(stack: s, name: stack, at: time)
+        let (top, previous, propensity) = rotate(stack: s, at: time)
+        return RotationDecision(
+            top: top >= 0 ? features.widgets[top] : nil, didRotate: top != previous,
+            propensity: propensity, ranking: ranking)
+    }
+
+    /// The same decision as ``decide(stack:at:)`` with the display order as widget names (the
+    /// top, then the rest of the scorer's ranking in its order) instead of a `Ranking`: what a
+    /// replay reads, without building rankings.
+    /// - Complexity: O(widgets · stacks).
+    package func decideOrder(stack: String, at time: EventTime) throws(EngineError)
+        -> (top: String?, order: [String], propensity: Double) {
+        let s = try stackIndex(stack)
+        score(stack: s, at: time)
+        let (top, _, propensity) = rotate(stack: s, at: time)
+        let widgets = features.stackWidgets[s]
+        var order: [String] = []
+        order.reserveCapacity(widgets.count)
+        if top >= 0 { order.append(features.widgets[top]) }
+        for k in 0..<widgets.count where widgets[scratch.order[k]] != top {
+            order.append(features.widgets[widgets[scratch.order[k]]])
+        }
+        return (top >= 0 ? features.widgets[top] : nil, order, propensity)
+    }
+
+    /// Applies the rotation policy to stack `s` scored in `scratch`: the widget now on top (-1
+    /// for none), the one before, and the propensity of the pick.
+    private func rotate(stack s: Int, at time: EventTime) -> (top: Int32, previous: Int32, propensity: Double) {
         var scratch = ScoringScratch()
         swap(&scratch, &self.scratch)
         defer { swap(&scratch, &self.scratch) }
@@ -191,9 +219,7 @@ public final class UserEngine {
             }
         }
         rotation.show(top, stack: s, previous: previous, at: ts, today: today)
-        return RotationDecision(
-            top: top >= 0 ? features.widgets[top] : nil, didRotate: top != previous,
-            propensity: propensity, ranking: ranking)
+        return (top, previous, propensity)
     }
 
     /// The bandit's exploration probabilities over candidates into `scratch.probabilities`.

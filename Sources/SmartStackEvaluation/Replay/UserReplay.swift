@@ -231,7 +231,9 @@ struct UserReplay {
                         } catch {
                             throw EvaluationError("policy failed for user '\(user)', stack '\(stack.id)' at \(time.rfc3339): \(error)")
                         }
-                        var t = tracks[p][slot]
+                        // Moved out and back (not copied), so its buffers stay uniquely referenced.
+                        var t = Track()
+                        swap(&t, &tracks[p][slot])
                         t.order = decision.order
                         if let top = decision.top {
                             if !t.hasDecided || t.top == nil {
