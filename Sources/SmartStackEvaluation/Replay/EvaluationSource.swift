@@ -61,6 +61,7 @@ struct UserEventReader {
     func read(_ source: EvaluationSource, deliver: (Int, String, [Event]) throws -> Void) throws -> Scan {
         switch source {
         case .events(let events, _):
+            if let scan = try readContiguousRuns(events, deliver: deliver) { return scan }
             var scan = Scan()
             var groups: [[Event]] = []
             var groupOfUser: [String: Int] = [:]
@@ -126,6 +127,32 @@ struct UserEventReader {
             }
             return scan
         }
+    }
+
+    /// Delivers in-memory events whose users each form one contiguous run (the usual layout)
+    /// as slices copied one user at a time, so replay starts after one cheap pass instead of
+    /// after grouping everything; `nil` (nothing delivered) when some user's events are split.
+    ///
+    /// - Complexity: O(events).
+    private func readContiguousRuns(_ events: [Event], deliver: (Int, String, [Event]) throws -> Void) throws -> Scan? {
+        var scan = Scan()
+        var starts: [Int] = []
+        var seen: Set<String> = []
+        var lastUser: String?
+        for (i, e) in events.enumerated() {
+            if e.user != lastUser {
+                guard seen.insert(e.user).inserted else { return nil }
+                scan.users.append(e.user)
+                starts.append(i)
+                lastUser = e.user
+            }
+            note(e, in: &scan)
+        }
+        starts.append(events.count)
+        scan.totalEvents = events.count
+        counters.total.store(events.count, ordering: .relaxed)
+        for (i, u) in scan.users.enumerated() { try deliver(i, u, Array(events[starts[i]..<starts[i + 1]])) }
+        return scan
     }
 
     private func note(_ e: Event, in scan: inout Scan) {
