@@ -137,6 +137,34 @@ public final class UserEngine {
         let s = try stackIndex(stack)
         score(stack: s, at: time)
         let ranking = makeRanking(stack: s, name: stack, at: time)
+        let (top, previous, propensity) = rotate(stack: s, at: time)
+        return RotationDecision(
+            top: top >= 0 ? features.widgets[top] : nil, didRotate: top != previous,
+            propensity: propensity, ranking: ranking)
+    }
+
+    /// The same decision as ``decide(stack:at:)`` with the display order as widget names (the
+    /// top, then the rest of the scorer's ranking in its order) instead of a `Ranking`: what a
+    /// replay reads, without building rankings.
+    /// - Complexity: O(widgets · stacks).
+    package func decideOrder(stack: String, at time: EventTime) throws(EngineError)
+        -> (top: String?, order: [String], propensity: Double) {
+        let s = try stackIndex(stack)
+        score(stack: s, at: time)
+        let (top, _, propensity) = rotate(stack: s, at: time)
+        let widgets = features.stackWidgets[s]
+        var order: [String] = []
+        order.reserveCapacity(widgets.count)
+        if top >= 0 { order.append(features.widgets[top]) }
+        for k in 0..<widgets.count where widgets[scratch.order[k]] != top {
+            order.append(features.widgets[widgets[scratch.order[k]]])
+        }
+        return (top >= 0 ? features.widgets[top] : nil, order, propensity)
+    }
+
+    /// Applies the rotation policy to stack `s` scored in `scratch`: the widget now on top (-1
+    /// for none), the one before, and the propensity of the pick.
+    private func rotate(stack s: Int, at time: EventTime) -> (top: Int32, previous: Int32, propensity: Double) {
         var scratch = ScoringScratch()
         swap(&scratch, &self.scratch)
         defer { swap(&scratch, &self.scratch) }
@@ -191,9 +219,7 @@ public final class UserEngine {
             }
         }
         rotation.show(top, stack: s, previous: previous, at: ts, today: today)
-        return RotationDecision(
-            top: top >= 0 ? features.widgets[top] : nil, didRotate: top != previous,
-            propensity: propensity, ranking: ranking)
+        return (top, previous, propensity)
     }
 
     /// The bandit's exploration probabilities over candidates into `scratch.probabilities`.
@@ -297,7 +323,8 @@ public final class UserEngine {
             scratch.scores = [Double](repeating: 0, count: n)
             scratch.eligible = [Bool](repeating: true, count: n)
         }
-        if scratch.order.count != n { scratch.order = Array(0..<n) }
+        // Grow only: stacks of different sizes share the buffers, and readers index rows < n.
+        if scratch.order.count < n { scratch.order = Array(0..<n) }
         let ts = time.secondsSinceEpoch
         switch policy.kind {
         case .contextual, .bandit:
@@ -338,7 +365,6 @@ public final class UserEngine {
 
     private func makeRanking(stack s: Int, name: String, at time: EventTime) -> Ranking {
         let widgets = features.stackWidgets[s]
-        let scratch = self.scratch
         var result: [RankedWidget] = []
         result.reserveCapacity(widgets.count)
         let pin = features.stackPins[s]
@@ -359,26 +385,29 @@ public final class UserEngine {
         // skipping the rest of each session keeps recording cheap.
         let ts = event.time.secondsSinceEpoch
         guard ts - features.lastAppTime >= Self.sessionGap || features.lastAppTime > ts else { return }
-        var engaged: [Int32] = []
         switch event.payload {
         case .appLaunch(let app):
-            if let a = features.apps.index(of: app) { engaged = features.appWidgets[Int(a)] }
+            guard let a = features.apps.index(of: app) else { return }
+            for w in features.appWidgets[Int(a)] { learnBandit(engaged: w, at: event.time) }
         case .widgetTap(let widget, _):
-            if let w = features.widgets.index(of: widget) { engaged = [w] }
+            if let w = features.widgets.index(of: widget) { learnBandit(engaged: w, at: event.time) }
         case .widgetSwipe(_, _, let to):
-            if let w = features.widgets.index(of: to) { engaged = [w] }
+            if let w = features.widgets.index(of: to) { learnBandit(engaged: w, at: event.time) }
         default:
             return
         }
-        for w in engaged {
-            for s in 0..<features.stackWidgets.count {
-                let widgets = features.stackWidgets[s]
-                guard widgets.count > 1, let row = widgets.firstIndex(of: w) else { continue }
-                ContextualModel.features(features, widgets: widgets, at: event.time, prior: policy.prior,
-                                         scratch: &learningScratch)
-                bandit.learn(features: learningScratch.features, count: widgets.count, engaged: row,
-                             rate: policy.learningRate, probabilities: &learningScratch.probabilities)
-            }
+    }
+
+    /// One online step of the bandit toward widget `w` in every stack holding it (with more than
+    /// one widget).
+    private func learnBandit(engaged w: Int32, at time: EventTime) {
+        for s in 0..<features.stackWidgets.count {
+            let widgets = features.stackWidgets[s]
+            guard widgets.count > 1, let row = widgets.firstIndex(of: w) else { continue }
+            ContextualModel.features(features, widgets: widgets, at: time, prior: policy.prior,
+                                     scratch: &learningScratch)
+            bandit.learn(features: learningScratch.features, count: widgets.count, engaged: row,
+                         rate: policy.learningRate, probabilities: &learningScratch.probabilities)
         }
     }
 }

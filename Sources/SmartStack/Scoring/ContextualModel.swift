@@ -47,7 +47,8 @@ enum ContextualModel {
         let F = featureCount
         let R = ScoringScratch.rawCount
         scratch.prepare(widgets: n)
-        if x.count != n * F { x = [Double](repeating: 0, count: n * F) }
+        // Grow only: stacks of different sizes share the buffers, and readers index rows < n.
+        if x.count < n * F { x = [Double](repeating: 0, count: n * F) }
         guard n > 0 else { return }
         let ts = time.secondsSinceEpoch
         let fL = fs.longClock.factor(at: ts)
@@ -58,6 +59,14 @@ enum ContextualModel {
         let previous = fs.previousApp(at: ts)
         let app = previous?.0 ?? -1
         let appGap = previous.map { $0.0 * 4 + $0.1 } ?? -1
+        // The kernel's bins (mod 96) are the same for every widget: computed once per call.
+        let reach = scratch.kernel.count
+        if scratch.kernelBins.count < reach { scratch.kernelBins = [Int](repeating: 0, count: reach) }
+        for k in 0..<reach {
+            var b = (first + k) % 96
+            if b < 0 { b += 96 }
+            scratch.kernelBins[k] = b
+        }
 
         var totals = (u: 0.0, c0: 0.0, all: 0.0, dt: 0.0, place: 0.0, app: 0.0, gap: 0.0, recent: 0.0)
         var order = 1.0
@@ -65,36 +74,41 @@ enum ContextualModel {
         let usage = fs.usage, recent = fs.recent
         let placeRow = fs.placeTable.row(place), appRow = fs.appTable.row(app), gapRow = fs.appGapTable.row(appGap)
         @inline(__always) func at(_ row: [Double], _ w: Int) -> Double { w < row.count ? row[w] : 0 }
-        scratch.kernel.withUnsafeBufferPointer { kw in
-            fs.timeBins.withUnsafeBufferPointer { bins in
-                fs.rejections.withUnsafeBufferPointer { rej in
-                    for i in 0..<n {
-                        let w = Int(widgets[i])
-                        var all = 0.0, dt = 0.0, rr = 0.0
-                        let base = w * 192
-                        for k in 0..<kw.count {
-                            var b = (first + k) % 96
-                            if b < 0 { b += 96 }
-                            let wd = bins[base + b], we = bins[base + 96 + b]
-                            all += kw[k] * (wd + we)
-                            dt += kw[k] * (dayOffset == 0 ? wd : we)
-                            rr += kw[k] * rej[w * 96 + b]
+        let kernel = scratch.kernel, kernelBins = scratch.kernelBins
+        kernel.withUnsafeBufferPointer { kw in
+            kernelBins.withUnsafeBufferPointer { kb in
+                fs.timeBins.withUnsafeBufferPointer { bins in
+                    fs.rejections.withUnsafeBufferPointer { rej in
+                        scratch.raw.withUnsafeMutableBufferPointer { raw in
+                            for i in 0..<n {
+                                let w = Int(widgets[i])
+                                var all = 0.0, dt = 0.0, rr = 0.0
+                                let base = w * 192
+                                let rejBase = w * 96
+                                for k in 0..<kw.count {
+                                    let b = kb[k]
+                                    let wd = bins[base + b], we = bins[base + 96 + b]
+                                    all += kw[k] * (wd + we)
+                                    dt += kw[k] * (dayOffset == 0 ? wd : we)
+                                    rr += kw[k] * rej[rejBase + b]
+                                }
+                                let r = i * R
+                                raw[r] = order
+                                raw[r + 1] = usage[w] * fL
+                                raw[r + 2] = all * fL
+                                raw[r + 3] = dt * fL
+                                raw[r + 4] = at(placeRow, w) * fL
+                                raw[r + 5] = at(appRow, w) * fL
+                                raw[r + 6] = at(gapRow, w) * fL
+                                raw[r + 7] = recent[w] * fR
+                                raw[r + 8] = rr * fL
+                                totals.u += order; totals.c0 += raw[r + 1]; totals.all += raw[r + 2]
+                                totals.dt += raw[r + 3]; totals.place += raw[r + 4]
+                                totals.app += raw[r + 5]; totals.gap += raw[r + 6]
+                                totals.recent += raw[r + 7]
+                                order = max(order * orderDecay, 1e-9)
+                            }
                         }
-                        let r = i * R
-                        scratch.raw[r] = order
-                        scratch.raw[r + 1] = usage[w] * fL
-                        scratch.raw[r + 2] = all * fL
-                        scratch.raw[r + 3] = dt * fL
-                        scratch.raw[r + 4] = at(placeRow, w) * fL
-                        scratch.raw[r + 5] = at(appRow, w) * fL
-                        scratch.raw[r + 6] = at(gapRow, w) * fL
-                        scratch.raw[r + 7] = recent[w] * fR
-                        scratch.raw[r + 8] = rr * fL
-                        totals.u += order; totals.c0 += scratch.raw[r + 1]; totals.all += scratch.raw[r + 2]
-                        totals.dt += scratch.raw[r + 3]; totals.place += scratch.raw[r + 4]
-                        totals.app += scratch.raw[r + 5]; totals.gap += scratch.raw[r + 6]
-                        totals.recent += scratch.raw[r + 7]
-                        order = max(order * orderDecay, 1e-9)
                     }
                 }
             }
@@ -150,6 +164,7 @@ enum ContextualModel {
 struct ScoringScratch: Sendable {
     static let rawCount = 10
     var kernel: [Double] = []
+    var kernelBins: [Int] = []
     var raw: [Double] = []
     var features: [Double] = []
     var scores: [Double] = []

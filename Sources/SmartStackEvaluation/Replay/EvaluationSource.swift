@@ -61,16 +61,35 @@ struct UserEventReader {
     func read(_ source: EvaluationSource, deliver: (Int, String, [Event]) throws -> Void) throws -> Scan {
         switch source {
         case .events(let events, _):
+            if let scan = try readContiguousRuns(events, deliver: deliver) { return scan }
             var scan = Scan()
-            var groups: [String: [Event]] = [:]
+            var groups: [[Event]] = []
+            var groupOfUser: [String: Int] = [:]
+            // Consecutive events of one user (the usual layout) skip the dictionary look-up.
+            var lastUser: String?
+            var lastGroup = 0
             for e in events {
-                if groups[e.user] == nil { scan.users.append(e.user) }
-                groups[e.user, default: []].append(e)
+                if e.user != lastUser {
+                    if let g = groupOfUser[e.user] {
+                        lastGroup = g
+                    } else {
+                        lastGroup = groups.count
+                        groupOfUser[e.user] = lastGroup
+                        groups.append([])
+                        scan.users.append(e.user)
+                    }
+                    lastUser = e.user
+                }
+                groups[lastGroup].append(e)
                 note(e, in: &scan)
             }
             scan.totalEvents = events.count
             counters.total.store(events.count, ordering: .relaxed)
-            for (i, u) in scan.users.enumerated() { try deliver(i, u, groups.removeValue(forKey: u) ?? []) }
+            for (i, u) in scan.users.enumerated() {
+                let userEvents = groups[i]
+                groups[i] = []
+                try deliver(i, u, userEvents)
+            }
             return scan
         case .database(let path):
             guard FileManager.default.fileExists(atPath: path) else {
@@ -108,6 +127,32 @@ struct UserEventReader {
             }
             return scan
         }
+    }
+
+    /// Delivers in-memory events whose users each form one contiguous run (the usual layout)
+    /// as slices copied one user at a time, so replay starts after one cheap pass instead of
+    /// after grouping everything; `nil` (nothing delivered) when some user's events are split.
+    ///
+    /// - Complexity: O(events).
+    private func readContiguousRuns(_ events: [Event], deliver: (Int, String, [Event]) throws -> Void) throws -> Scan? {
+        var scan = Scan()
+        var starts: [Int] = []
+        var seen: Set<String> = []
+        var lastUser: String?
+        for (i, e) in events.enumerated() {
+            if e.user != lastUser {
+                guard seen.insert(e.user).inserted else { return nil }
+                scan.users.append(e.user)
+                starts.append(i)
+                lastUser = e.user
+            }
+            note(e, in: &scan)
+        }
+        starts.append(events.count)
+        scan.totalEvents = events.count
+        counters.total.store(events.count, ordering: .relaxed)
+        for (i, u) in scan.users.enumerated() { try deliver(i, u, Array(events[starts[i]..<starts[i + 1]])) }
+        return scan
     }
 
     private func note(_ e: Event, in scan: inout Scan) {

@@ -84,14 +84,10 @@ public final class EngineReplayPolicy: ReplayPolicy {
     ///
     /// - Complexity: O(widgets) plus the engine's decision.
     public func decide(stack: String, widgets: [WidgetConfig], at time: EventTime) throws -> ReplayDecision {
-        let decision = try engine.decide(stack: stack, at: time)
-        var order: [String] = []
-        order.reserveCapacity(widgets.count)
-        if let top = decision.top { order.append(top) }
-        for ranked in decision.ranking.widgets where ranked.widget != decision.top { order.append(ranked.widget) }
-        if order.count < widgets.count {
-            for w in widgets where !order.contains(w.id) { order.append(w.id) }
+        var decision = try engine.decideOrder(stack: stack, at: time)
+        if decision.order.count < widgets.count {
+            for w in widgets where !decision.order.contains(w.id) { decision.order.append(w.id) }
         }
-        return ReplayDecision(top: decision.top, order: order, propensity: decision.propensity)
+        return ReplayDecision(top: decision.top, order: decision.order, propensity: decision.propensity)
     }
 }

@@ -235,7 +235,9 @@ struct UserReplay {
                         } catch {
                             throw EvaluationError("policy failed for user '\(user)', stack '\(stack.id)' at \(time.rfc3339): \(error)")
                         }
-                        var t = tracks[p][slot]
+                        // Moved out and back (not copied), so its buffers stay uniquely referenced.
+                        var t = Track()
+                        swap(&t, &tracks[p][slot])
                         t.order = decision.order
                         if let top = decision.top {
                             if !t.hasDecided || t.top == nil {
@@ -367,10 +369,14 @@ struct UserReplay {
     ///
     /// - Complexity: O(events).
     static func mergingRepeats(_ events: [Event]) -> [Event] {
+        guard let firstRepeat = firstRepeat(in: events) else { return events }
         var out: [Event] = []
         out.reserveCapacity(events.count)
+        out.append(contentsOf: events[..<firstRepeat])
+        // The event at `firstRepeat` repeats the app launched just before it.
         var lastApp: String?
-        for e in events {
+        if case .appLaunch(let app) = events[firstRepeat].payload { lastApp = app }
+        for e in events[firstRepeat...] {
             switch e.payload {
             case .appLaunch(let app):
                 if app == lastApp { continue }
@@ -383,6 +389,24 @@ struct UserReplay {
             out.append(e)
         }
         return out
+    }
+
+    /// The index of the first `app_launch` that `mergingRepeats` drops, if any (so a session
+    /// without repeats is not copied).
+    private static func firstRepeat(in events: [Event]) -> Int? {
+        var lastApp: String?
+        for (i, e) in events.enumerated() {
+            switch e.payload {
+            case .appLaunch(let app):
+                if app == lastApp { return i }
+                lastApp = app
+            case .screenOn:
+                lastApp = nil
+            default:
+                break
+            }
+        }
+        return nil
     }
 }
 
