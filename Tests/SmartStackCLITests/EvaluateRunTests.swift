@@ -94,9 +94,9 @@ import SmartStackEvaluation
         let (free, freeText) = try rotations("margin=0,dwell=0s,cap=none")
         let (calm, calmText) = try rotations("dwell=6h")
         let (_, defaultText) = try rotations(nil)
-        #expect(freeText == "margin=0.0,dwell=0s,cap=none,swipe_hold=1h")
-        #expect(calmText == "margin=0.1,dwell=6h,cap=48,swipe_hold=1h")
-        #expect(defaultText == "margin=0.1,dwell=15m,cap=48,swipe_hold=1h")
+        #expect(freeText == "margin=0.0,dwell=0s,cap=none,swipe_hold=30m")
+        #expect(calmText == "margin=0.1,dwell=6h,cap=48,swipe_hold=30m")
+        #expect(defaultText == "margin=0.1,dwell=15m,cap=48,swipe_hold=30m")
         #expect(calm < free)
         #expect {
             _ = try Self.run([w.data, "--rotation", "margin=7"])

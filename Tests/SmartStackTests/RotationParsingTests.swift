@@ -5,7 +5,7 @@ import Testing
     @Test func emptyAndDefaultGiveTheDocumentedDefaults() throws {
         #expect(try RotationParameters(parsing: "") == RotationParameters())
         #expect(try RotationParameters(parsing: "default") == RotationParameters())
-        #expect(RotationParameters().description == "margin=0.1,dwell=15m,cap=48,swipe_hold=1h")
+        #expect(RotationParameters().description == "margin=0.1,dwell=15m,cap=48,swipe_hold=30m")
     }
 
     @Test func everyParameterIsRead() throws {

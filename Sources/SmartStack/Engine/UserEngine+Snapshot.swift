@@ -2,7 +2,7 @@
 extension UserEngine {
     /// Everything an engine learned, as saved by `snapshot()`.
     struct Snapshot: Codable {
-        static let currentVersion = 2  // 2: optional fields carry a presence byte
+        static let currentVersion = 3  // 2: optional fields carry a presence byte; 3: pending screen-on stacks
         var version = Snapshot.currentVersion
         var user: String
         var policy: ResolvedPolicy
@@ -42,7 +42,7 @@ extension UserEngine {
               [r.top.count, r.since.count, r.day.count, r.rotationsToday.count, r.holdWidget.count, r.holdUntil.count]
                 .allSatisfy({ $0 <= stacks && $0 == r.top.count }),
               (r.top + r.holdWidget).allSatisfy({ $0 >= -1 && $0 < widgets }),
-              s.bandit.theta.count == ContextualModel.featureCount else {
+              s.bandit.isConsistent(stacks: stacks, widgets: widgets) else {
             throw EngineError("snapshot for user '\(user)' is inconsistent (corrupt bytes?)")
         }
         guard s.user == user else {

@@ -31,13 +31,16 @@ import Foundation
 /// widget ineligible for its `duration` (no duration: until its next hint) under every policy.
 /// Cold start: the configured order, then hints, then usage as it accumulates. The weights of
 /// the signals start at 1 (0.5 for context pairs, 2 for hints) and are learned online by a
-/// softmax-regression gradient step (`learning_rate`, default 0.02) at each *session start*
-/// (an engagement at least 5 min after the previous app launch), which corrects naive-Bayes
-/// double counting per person. `bandit` is the same model with `learning_rate` 0.05 that
+/// softmax-regression gradient step (`learning_rate`, default 0.02), which corrects naive-Bayes
+/// double counting per person: at each `screen_on`, every stack's features are kept as scored
+/// then, and the first widget of the stack engaged within 10 min trains on them (the question a
+/// decision at screen-on answers); an engagement with no screen-on in the 10 min before it
+/// trains when it starts a session (at least 5 min after the previous app launch). `bandit` is the same model with `learning_rate` 0.05 that
 /// explores (epsilon-greedy or softmax) from a seeded generator and reports its propensity.
 ///
 /// ## Cost and determinism
-/// Work per event is O(1) amortised (O(stacks · widgets) for a `bandit` engagement); a ranking
+/// Work per event is O(1) amortised (O(stacks · widgets) for a `screen_on` or a session start
+/// while weights are learned); a ranking
 /// is O(widgets) plus small per-context lookups, never a scan of past events. Answers are a
 /// deterministic function of the events recorded and the seed.
 ///
@@ -269,8 +272,12 @@ public final class UserEngine {
         return gain >= p.hysteresisMargin ? challenger : current
     }
 
-    /// Minimum seconds since the previous app launch for an engagement to train the weights.
+    /// Minimum seconds since the previous app launch for an engagement with no screen-on just
+    /// before it to train the weights.
     static let sessionGap = 300.0
+    /// Seconds after a screen-on within which an engagement trains on the stacks as scored at
+    /// that screen-on (the evaluator's default attribution window).
+    static let sessionWindow = 600.0
 
     /// Whether the signal weights are learned online (`bandit`, or `contextual` with a
     /// positive `learning_rate`).
@@ -377,29 +384,64 @@ public final class UserEngine {
         return Ranking(stack: name, user: user, at: time, policy: policyName, widgets: result)
     }
 
-    /// One online step of the bandit for every widget this event engages, from the state just
-    /// before the event.
+    /// Learns the signal weights from one event, before it is recorded (see `BanditModel`).
+    ///
+    /// A `screen_on` keeps every multi-widget stack's features as scored at that instant; the
+    /// first widget of each such stack engaged within `sessionWindow` after it trains on them —
+    /// the question a decision at screen-on answers. An engagement with no screen-on in the
+    /// window before it (data without screen-on events, or a long session) trains instead when
+    /// it starts a session (at least `sessionGap` after the previous app launch), from the state
+    /// just before it; the rest of each session is skipped, which keeps recording cheap.
     private func learnBandit(from event: Event) {
-        // Learn from session starts only: engagements at least `sessionGap` after the previous
-        // app launch. They are the engagements a decision at screen-on has to predict, and
-        // skipping the rest of each session keeps recording cheap.
         let ts = event.time.secondsSinceEpoch
-        guard ts - features.lastAppTime >= Self.sessionGap || features.lastAppTime > ts else { return }
+        let engaged: [Int32]
         switch event.payload {
+        case .screenOn:
+            keepForLearning(at: event.time)
+            return
         case .appLaunch(let app):
             guard let a = features.apps.index(of: app) else { return }
-            for w in features.appWidgets[Int(a)] { learnBandit(engaged: w, at: event.time) }
+            engaged = features.appWidgets[Int(a)]
         case .widgetTap(let widget, _):
-            if let w = features.widgets.index(of: widget) { learnBandit(engaged: w, at: event.time) }
+            guard let w = features.widgets.index(of: widget) else { return }
+            engaged = [w]
         case .widgetSwipe(_, _, let to):
-            if let w = features.widgets.index(of: to) { learnBandit(engaged: w, at: event.time) }
+            guard let w = features.widgets.index(of: to) else { return }
+            engaged = [w]
         default:
             return
+        }
+        let sinceScreenOn = ts - bandit.pendingTime
+        if sinceScreenOn >= 0 && sinceScreenOn <= Self.sessionWindow {
+            for w in engaged where !bandit.pending.isEmpty {
+                bandit.learnPending(engaged: w, rate: policy.learningRate, probabilities: &learningScratch.probabilities)
+            }
+            return
+        }
+        if sinceScreenOn > Self.sessionWindow && !bandit.pending.isEmpty { bandit.pending.removeAll() }
+        guard ts - features.lastAppTime >= Self.sessionGap || features.lastAppTime > ts else { return }
+        for w in engaged { learnBandit(engaged: w, at: event.time) }
+    }
+
+    /// Keeps the features of every stack with more than one widget as of a screen-on at `time`
+    /// (a late screen-on older than the kept one is ignored).
+    private func keepForLearning(at time: EventTime) {
+        let ts = time.secondsSinceEpoch
+        guard ts >= bandit.pendingTime else { return }
+        bandit.pendingTime = ts
+        bandit.pending.removeAll(keepingCapacity: true)
+        let F = ContextualModel.featureCount
+        for s in 0..<features.stackWidgets.count where features.stackConfigTime[s] > FeatureState.never {
+            let widgets = features.stackWidgets[s]
+            guard widgets.count > 1 else { continue }
+            ContextualModel.features(features, widgets: widgets, at: time, prior: policy.prior, scratch: &learningScratch)
+            bandit.pending.append(BanditModel.PendingStack(
+                stack: Int32(s), widgets: widgets, features: Array(learningScratch.features[0..<(widgets.count * F)])))
         }
     }
 
     /// One online step of the bandit toward widget `w` in every stack holding it (with more than
-    /// one widget).
+    /// one widget), from the state now.
     private func learnBandit(engaged w: Int32, at time: EventTime) {
         for s in 0..<features.stackWidgets.count {
             let widgets = features.stackWidgets[s]

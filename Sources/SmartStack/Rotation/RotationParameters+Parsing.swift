@@ -10,7 +10,7 @@ extension RotationParameters: CustomStringConvertible {
     ///
     /// ```swift
     /// let calm = try RotationParameters(parsing: "margin=0.3,dwell=15m")
-    /// calm.description   // "margin=0.3,dwell=15m,cap=48,swipe_hold=1h"
+    /// calm.description   // "margin=0.3,dwell=15m,cap=48,swipe_hold=30m"
     /// ```
     ///
     /// - Throws: ``EngineError`` naming the parameter and the accepted names or range.
@@ -51,7 +51,7 @@ extension RotationParameters: CustomStringConvertible {
         }
     }
 
-    /// The canonical `key=value` form, e.g. `margin=0.1,dwell=15m,cap=48,swipe_hold=1h`.
+    /// The canonical `key=value` form, e.g. `margin=0.1,dwell=15m,cap=48,swipe_hold=30m`.
     public var description: String {
         let cap = maximumRotationsPerDay == Int.max ? "none" : String(maximumRotationsPerDay)
         return "margin=\(hysteresisMargin),dwell=\(ResolvedPolicy.formatDuration(minimumDwell)),"

@@ -1,17 +1,34 @@
 import Foundation
 
-/// The learner of the signal weights of `contextual` and `bandit`: a multinomial logistic (softmax) model over the
-/// `ContextualModel` features, `score(w) = θ · x(w)`, trained online by one stochastic gradient
-/// step per engagement: `θ += rate · (x(engaged) − Σ p(w) x(w))`, with `p` the model's softmax
-/// over the stack, computed from the state just before the engagement. θ starts at the
-/// contextual model's weights, and a weak pull (1% of the step) keeps it near them when data
-/// is scarce. Only session starts train it (see `UserEngine.sessionGap`). Exploration (in
-/// `UserEngine.decide`, `bandit` only) uses a seeded `SeededGenerator`.
+/// The learner of the signal weights of `contextual` and `bandit`: a multinomial logistic (softmax)
+/// model over the `ContextualModel` features, `score(w) = θ · x(w)`, trained online by one
+/// stochastic gradient step per learning moment: `θ += rate · (x(engaged) − Σ p(w) x(w))`, with
+/// `p` the model's softmax over the stack. θ starts at the contextual model's weights, and a weak
+/// pull (1% of the step) keeps it near them when data is scarce.
+///
+/// Learning moments (see `UserEngine`): the stacks as they were scored at a `screen_on`
+/// (`pending`), stepped toward the first widget of each stack engaged within
+/// `UserEngine.sessionWindow` after it — the exact question a decision at screen-on answers —
+/// and, for data without screen-on events, each session start (an engagement at least
+/// `UserEngine.sessionGap` after the previous app launch) from the state just before it.
+/// Exploration (in `UserEngine.decide`, `bandit` only) uses a seeded `SeededGenerator`.
 struct BanditModel: Sendable, Codable, Hashable {
+    /// One stack's features as of the latest screen-on, waiting for an engagement.
+    struct PendingStack: Sendable, Codable, Hashable {
+        var stack: Int32
+        var widgets: [Int32]
+        /// `widgets.count × ContextualModel.featureCount`, row-major.
+        var features: [Double]
+    }
+
     var theta: [Double] = ContextualModel.defaultWeights
     var updates = 0
+    /// When the stacks in `pending` were scored (`-∞`: never).
+    var pendingTime = -Double.infinity
+    /// Stacks scored at the latest screen-on that no engagement has trained on yet.
+    var pending: [PendingStack] = []
 
-    /// One gradient step toward widget `engaged` of a stack whose features are `x` (n × 8).
+    /// One gradient step toward row `engaged` of a stack whose features are `x` (n × 8).
     mutating func learn(features x: [Double], count n: Int, engaged: Int, rate: Double, probabilities p: inout [Double]) {
         guard n > 1, rate > 0 else { return }
         let F = ContextualModel.featureCount
@@ -24,6 +41,30 @@ struct BanditModel: Sendable, Codable, Hashable {
             theta[k] = max(-10, min(10, theta[k] + rate * (gradient - pull)))
         }
         updates += 1
+    }
+
+    /// Steps toward widget `w` in every pending stack holding it (each stack trains once, on its
+    /// first engaged widget). Returns whether any stack was pending.
+    mutating func learnPending(engaged w: Int32, rate: Double, probabilities p: inout [Double]) {
+        var k = 0
+        while k < pending.count {
+            if let row = pending[k].widgets.firstIndex(of: w) {
+                let entry = pending.remove(at: k)
+                learn(features: entry.features, count: entry.widgets.count, engaged: row, rate: rate, probabilities: &p)
+            } else {
+                k += 1
+            }
+        }
+    }
+
+    /// Whether the pending entries refer to existing stacks and widgets and have full feature rows
+    /// (checked when restoring a snapshot).
+    func isConsistent(stacks: Int, widgets: Int) -> Bool {
+        theta.count == ContextualModel.featureCount && pending.allSatisfy { entry in
+            entry.stack >= 0 && Int(entry.stack) < stacks
+                && entry.widgets.allSatisfy { $0 >= 0 && Int($0) < widgets }
+                && entry.features.count == entry.widgets.count * ContextualModel.featureCount
+        }
     }
 
     /// The score of row `i`.

@@ -37,7 +37,7 @@ public struct EvaluateCommand: SubcommandProtocol {
                                   (default: 10m)
           --rotation <params>     Rotation policy for every policy, e.g.
                                   margin=0.2,dwell=15m,cap=24,swipe_hold=1h (default:
-                                  margin=0.1,dwell=15m,cap=48,swipe_hold=1h)
+                                  margin=0.1,dwell=15m,cap=48,swipe_hold=30m)
           --merge-repeats         Merge consecutive launches of the same app with no
                                   screen_on between them into one (default)
           --no-merge-repeats      Keep every app launch
