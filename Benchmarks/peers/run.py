@@ -101,6 +101,29 @@ def tally(rows, rankings):
     return {"n": n, "hit_at_1": hits / n if n else None, "mrr": rr / n if n else None}
 
 
+def paired_difference(rows, rankings, base_rankings, resamples=1000, seed=SEED):
+    """hit@1 of `rankings` minus hit@1 of `base_rankings` on the same decisions, with a 95%
+    percentile interval from a seeded bootstrap over user-days (decisions of one person on one
+    local day move together, as in `smartstack evaluate`)."""
+    groups = {}
+    for r, a, b in zip(rows, rankings, base_rankings):
+        if not r["scored"] or r["tset"] is None:
+            continue
+        g = groups.setdefault((r["user"], r["time"][:10]), [0, 0, 0])
+        g[0] += r["candidates"][a[0]] in r["tset"]
+        g[1] += r["candidates"][b[0]] in r["tset"]
+        g[2] += 1
+    if not groups:
+        return None
+    m = np.array(list(groups.values()), dtype=float)
+    diff = (m[:, 0].sum() - m[:, 1].sum()) / m[:, 2].sum()
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(m), size=(resamples, len(m)))
+    sample = (m[idx, 0].sum(1) - m[idx, 1].sum(1)) / m[idx, 2].sum(1)
+    lo, hi = np.percentile(sample, [2.5, 97.5])
+    return {"difference": float(diff), "ci95": [float(lo), float(hi)]}
+
+
 def smartstack_from_export(rows):
     rankings = []
     for r in rows:
@@ -284,7 +307,7 @@ def bench_dataset(bin_, name, dataset, truth, out_dir):
     replay_line = [l for l in proc.stderr.splitlines() if l.startswith("replay of ")][-1]
     replay_seconds = float(replay_line.split(" in ")[-1].split(" ")[0])
     rows = load_stream(export)
-    ss, _ = smartstack_from_export(rows)
+    ss, ss_rankings = smartstack_from_export(rows)
     # SmartStack's own run: the evaluator on the same data, default policy alone, one thread,
     # timed end to end (process start, JSONL parsing, replay of every event, metrics).
     metrics, ss_seconds = evaluate(bin_, dataset, "contextual")
@@ -310,7 +333,8 @@ def bench_dataset(bin_, name, dataset, truth, out_dir):
         rankings, seconds = fn()
         t = tally(rows, rankings)
         results.append({"method": label, "kind": kind, "hit_at_1": t["hit_at_1"], "mrr": t["mrr"],
-                        "decisions_per_second": len(rows) / seconds, "n": t["n"]})
+                        "decisions_per_second": len(rows) / seconds, "n": t["n"],
+                        "paired_vs_smartstack": paired_difference(rows, rankings, ss_rankings)})
     log("%s: scikit-learn ceiling ..." % name)
     test_rows, rankings, _ = sklearn_ceiling(rows)
     t = tally(test_rows, rankings)
@@ -367,12 +391,14 @@ def bench_dataset(bin_, name, dataset, truth, out_dir):
 
 def markdown(table):
     lines = ["### %s (%d decisions, %d scored with a target, %d users)" % (table["dataset"], table["decisions"], table["scored_with_target"], table["users"]), "",
-             "| method | hit@1 | ×SmartStack | MRR | ×SmartStack | decisions/s | ×SmartStack | target met |",
-             "|---|---:|---:|---:|---:|---:|---:|---|"]
+             "| method | hit@1 | ×SmartStack | hit@1 − SmartStack [95% CI] | MRR | ×SmartStack | decisions/s | ×SmartStack | target met |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in table["results"]:
         rate = "—" if r["decisions_per_second"] is None else "{:,.0f}".format(r["decisions_per_second"])
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["method"], fmt(r["hit_at_1"]), fmt(r["hit_ratio"], 2), fmt(r["mrr"]), fmt(r["mrr_ratio"], 2),
+        p = r.get("paired_vs_smartstack")
+        paired = "%+.3f [%+.3f, %+.3f]" % (p["difference"], p["ci95"][0], p["ci95"][1]) if p else "—"
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["method"], fmt(r["hit_at_1"]), fmt(r["hit_ratio"], 2), paired, fmt(r["mrr"]), fmt(r["mrr_ratio"], 2),
             rate, fmt(r["speed_ratio"], 4), r["target"]))
     return "\n".join(lines) + "\n"
 
@@ -395,6 +421,7 @@ def summary(tables, out_dir):
     lines += ["",
               "- SmartStack matches the best online peer's hit@1 on every dataset: **%s**" % ("yes" if every else "NO"),
               "- SmartStack beats the best online peer (%s) on average: **%s** (%.3f vs %.3f)" % (dict(kinds)[best_kind], "yes" if beats else "NO", avg["smartstack"], avg[best_kind]),
+              "- online peers ahead of SmartStack by more than chance (paired 95%% interval of the hit@1 difference above zero, bootstrap over user-days): %s" % significant(tables),
               "- decisions/s >= 20x Vowpal Wabbit's on every dataset: **%s**" % ("yes" if speed["vw"] else "NO"),
               "- decisions/s >= 50x River's on every dataset: **%s**" % ("yes" if speed["river"] else "NO"), ""]
     md = "\n".join(lines)
@@ -404,6 +431,16 @@ def summary(tables, out_dir):
         json.dump({"mean_hit_at_1": avg, "best_online_peer": best_kind, "every_dataset": every, "beats_on_average": beats,
                    "speed_vw_20x": speed["vw"], "speed_river_50x": speed["river"], "datasets": tables}, f, indent=2)
     print(md, flush=True)
+
+
+def significant(tables):
+    ahead = []
+    for t in tables:
+        for r in t["results"]:
+            p = r.get("paired_vs_smartstack")
+            if p and p["ci95"][0] > 0:
+                ahead.append("%s on %s (%+.3f [%+.3f, %+.3f])" % (r["method"].split(" ")[0], t["dataset"], p["difference"], p["ci95"][0], p["ci95"][1]))
+    return "; ".join(ahead) if ahead else "none"
 
 
 def base_speed_ok(table, r):

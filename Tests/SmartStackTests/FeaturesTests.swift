@@ -142,24 +142,32 @@ import SmartStack
     @Test func ignoredImpressionsCountMildlyAgainst() throws {
         var s = Script()
         s.configure("home", ["a", "b"])
-        for day in 0..<7 { s.launch("a", Script.time(day: day, 9, 0)); s.launch("b", Script.time(day: day, 9, 0)) }
-        let base = try s.engine().ranking(stack: "home", at: Script.time(day: 7, 9, 0))
         for day in 0..<7 {
-            s.add(Script.time(day: day, 9, 10), .widgetImpression(stack: "home", widget: "a", propensity: nil, policy: nil))
+            s.launch("a", Script.time(day: day, 9, 0)); s.launch("b", Script.time(day: day, 9, 0))
+            s.launch("b", Script.time(day: day, 9, 15))
         }
-        s.add(Script.time(day: 7, 8, 0), .widgetImpression(stack: "home", widget: "a", propensity: nil, policy: nil))
-        // An impression followed by an engagement within 10 minutes does not count against.
-        s.add(Script.time(day: 6, 9, 20), .widgetImpression(stack: "home", widget: "b", propensity: nil, policy: nil))
-        s.launch("b", Script.time(day: 6, 9, 25))
-        s.add(Script.time(day: 7, 8, 0), .widgetImpression(stack: "home", widget: "b", propensity: nil, policy: nil))
-        let after = try s.engine().ranking(stack: "home", at: Script.time(day: 7, 9, 0))
-        let drop = base.widget("a")!.score - after.widget("a")!.score
-        #expect(drop > 0.05)
+        let at = Script.time(day: 7, 9, 0)
+        let base = try s.engine().ranking(stack: "home", at: at).widget("a")!.score
+        func score(impressionsOfA minute: Int) throws -> Double {
+            var t = s
+            for day in 0..<7 {
+                t.add(Script.time(day: day, 9, 0).adding(seconds: Double(minute * 60)),
+                      .widgetImpression(stack: "home", widget: "a", propensity: nil, policy: nil))
+            }
+            return try t.engine().ranking(stack: "home", at: at).widget("a")!.score
+        }
+        // Shown at 9:10, then the person went to b at 9:15: seen and passed over.
+        let passedOver = try score(impressionsOfA: 10)
+        #expect(base - passedOver > 0.05)
+        // Shown at 8:30 and nothing of the stack engaged within 10 minutes: a glance, no evidence.
+        #expect(try score(impressionsOfA: -30) == base)
+        // Shown at 8:58 and engaged at 9:00: for it, not against.
+        #expect(try score(impressionsOfA: -2) == base)
         // Milder than seven swipes away.
-        var swipes = Script(events: Array(s.events.prefix(15)))
+        var swipes = s
         for day in 0..<7 { swipes.add(Script.time(day: day, 9, 10), .widgetSwipe(stack: "home", from: "a", to: "b")) }
-        let swiped = try swipes.engine().ranking(stack: "home", at: Script.time(day: 7, 9, 0))
-        #expect(base.widget("a")!.score - swiped.widget("a")!.score > drop)
+        let swiped = try swipes.engine().ranking(stack: "home", at: at).widget("a")!.score
+        #expect(base - swiped > base - passedOver)
     }
 
     @Test func recentUseRaisesAWidget() throws {

@@ -16,8 +16,9 @@ import Foundation
 /// short-term count (`recent_half_life`, 1 h), counts per local 15-minute bin of the day split
 /// weekday/weekend (read through a circular von Mises kernel of `bandwidth` 45 min, so 23:50 is
 /// next to 00:10), per place, per previous app (and gap since it: < 5 min, < 30 min, < 2 h,
-/// < 12 h), per context key=value, its relevance hints, and its rejections (swipes away,
-/// impressions without an engagement within 10 min, a quarter each). Places come from `place`
+/// < 12 h), per context key=value, its relevance hints, and its rejections (swipes away; a
+/// quarter for an impression after which the person engaged another widget of the stack
+/// within 10 min — a glance that engages nothing is no evidence). Places come from `place`
 /// events (valid 12 h) or from `location` fixes clustered online within 150 m (fixes with
 /// `accuracy` over 250 m are ignored, coarser fixes move a place's centre less; valid 2 h).
 ///

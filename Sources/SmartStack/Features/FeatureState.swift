@@ -13,8 +13,12 @@
 ///   gap buckets < 5 min, < 30 min, < 2 h, < 12 h (older previous apps give no signal);
 /// - **context**: counts per (key=value, widget) for every key currently set;
 /// - **hints**: each widget's current relevance hint and the running max / mean of its own
-///   positive hints; **feedback**: swipes away (weight 1) and impressions not followed by an
-///   engagement of the widget within 10 minutes (weight 0.25) as decayed time-of-day counts;
+///   positive hints; **feedback**: swipes away (weight 1) and ignored impressions (weight 0.25) as
+///   decayed time-of-day counts. An impression is ignored when, within 10 minutes of it, the
+///   person engages another widget of the same stack before the one shown: they wanted something
+///   else and saw this. An impression followed by no engagement of the stack at all (a glance at
+///   the phone) is no evidence against the widget shown: counting those would penalise whatever
+///   is shown most, i.e. the widgets most often right.
 /// - **pins** per stack.
 ///
 /// Late events (older than the newest seen) are accepted and never reorder anything: counts
@@ -53,6 +57,9 @@ final class FeatureState: Codable {
     @exclusivity(unchecked) var stackConfigTime: [Double] = []
     @exclusivity(unchecked) var stackPins: [Int32] = []
     @exclusivity(unchecked) var stackPinTime: [Double] = []
+    @exclusivity(unchecked) var stackShown: [Int32] = []        // widget of the latest impression not yet settled, -1 none
+    @exclusivity(unchecked) var stackShownAt: [Double] = []
+    @exclusivity(unchecked) var stackShownBin: [Int16] = []
 
     // Per widget.
     @exclusivity(unchecked) var widgetApp: [Int32] = []
@@ -75,8 +82,6 @@ final class FeatureState: Codable {
     @exclusivity(unchecked) var hintMax: [Double] = []
     @exclusivity(unchecked) var hintSum: [Double] = []
     @exclusivity(unchecked) var hintCount: [Double] = []
-    @exclusivity(unchecked) var pendingImpression: [Double] = []
-    @exclusivity(unchecked) var pendingImpressionBin: [Int16] = []
 
     // Per app (cold start of widgets configured after their app was used).
     @exclusivity(unchecked) var appWidgets: [[Int32]] = []
@@ -141,17 +146,18 @@ final class FeatureState: Codable {
         case .widgetTap(let widget, _):
             engage(Int(internWidget(widget)), at: t, weight: 1)
         case .widgetSwipe(let stack, let from, let to):
-            _ = internStack(stack)
+            let s = Int(internStack(stack))
             let f = Int(internWidget(from))
+            // The swipe away is the explicit rejection: the impression it answers is settled.
+            if stackShown[s] == Int32(f) { stackShown[s] = -1 }
             addRejection(f, atSecond: t.localSecondsOfDay, time: ts, weight: 1)
             engage(Int(internWidget(to)), at: t, weight: 0.5)
         case .widgetImpression(let stack, let widget, _, _):
-            _ = internStack(stack)
-            let w = Int(internWidget(widget))
-            commitImpression(w, before: ts)
-            if ts >= pendingImpression[w] {
-                pendingImpression[w] = ts
-                pendingImpressionBin[w] = Int16(CircularTimeKernel.bin(ofSecond: t.localSecondsOfDay))
+            let s = Int(internStack(stack))
+            let w = internWidget(widget)
+            if ts >= stackShownAt[s] {
+                stackShown[s] = w; stackShownAt[s] = ts
+                stackShownBin[s] = Int16(CircularTimeKernel.bin(ofSecond: t.localSecondsOfDay))
             }
         case .widgetPin(let stack, let widget):
             let s = Int(internStack(stack))
@@ -212,7 +218,28 @@ final class FeatureState: Codable {
         }
         for pair in currentPairs where pair >= 0 { pairTable.add(lw, Int(pair), w) }
         markDay(Int32(t.localDayNumber), mask: w * 192 + dayType * 96 + bin)
-        if ts >= pendingImpression[w] { pendingImpression[w] = Self.never }
+        settleImpressions(engaged: w, at: ts)
+    }
+
+    /// Settles the pending impression of every stack holding widget `w`, engaged at `ts`: no
+    /// evidence if `w` is the widget shown, a quarter rejection of the widget shown (at the time
+    /// of day it was shown) if `w` is another widget of the stack engaged within
+    /// `impressionWindow` of the impression. Impressions older than the window expire unsettled.
+    private func settleImpressions(engaged w: Int, at ts: Double) {
+        for s in 0..<stackShown.count where stackShown[s] >= 0 {
+            let shownAt = stackShownAt[s]
+            guard ts >= shownAt else { continue }
+            let shown = Int(stackShown[s])
+            if ts - shownAt > Self.impressionWindow {
+                stackShown[s] = -1
+            } else if shown == w {
+                stackShown[s] = -1
+            } else if stackWidgets[s].contains(Int32(w)) {
+                rejections[shown * 96 + Int(stackShownBin[s])] += longClock.weight(at: shownAt) * 0.25
+                rejectionTotal[shown] += 0.25
+                stackShown[s] = -1
+            }
+        }
     }
 
     private func markDay(_ day: Int32, mask i: Int) {
@@ -239,17 +266,6 @@ final class FeatureState: Codable {
     private func addRejection(_ w: Int, atSecond second: Int, time ts: Double, weight: Double) {
         rejections[w * 96 + CircularTimeKernel.bin(ofSecond: second)] += longClock.weight(at: ts) * weight
         rejectionTotal[w] += weight
-    }
-
-    /// An impression shown more than 10 minutes before `ts` and not followed by an engagement
-    /// counts mildly against its widget (a quarter of a swipe away).
-    private func commitImpression(_ w: Int, before ts: Double) {
-        let p = pendingImpression[w]
-        guard p > Self.never, ts - p > Self.impressionWindow else { return }
-        let bin = Int(pendingImpressionBin[w])
-        rejections[w * 96 + bin] += longClock.weight(at: p) * 0.25
-        rejectionTotal[w] += 0.25
-        pendingImpression[w] = Self.never
     }
 
     // MARK: Current context
@@ -295,7 +311,6 @@ final class FeatureState: Codable {
             maskDays.append(contentsOf: repeatElement(Int32.min, count: 192))
             hintScore.append(0); hintStart.append(Self.never); hintEnd.append(Self.never); hintOffset.append(0)
             hintMax.append(0); hintSum.append(0); hintCount.append(0)
-            pendingImpression.append(Self.never); pendingImpressionBin.append(0)
         }
         return i
     }
@@ -316,6 +331,7 @@ final class FeatureState: Codable {
         if stacks.count > before {
             stackWidgets.append([]); stackConfigs.append([]); stackConfigTime.append(Self.never)
             stackPins.append(-1); stackPinTime.append(Self.never)
+            stackShown.append(-1); stackShownAt.append(Self.never); stackShownBin.append(0)
         }
         return i
     }
@@ -359,14 +375,15 @@ final class FeatureState: Codable {
         var perWidget: [Int] = [widgetApp.count, usage.count, recent.count, lastUsed.count, lastUsedOffset.count]
         perWidget += [totalUses.count, frecency.count, rejectionTotal.count, hintScore.count, hintStart.count]
         perWidget += [hintEnd.count, hintOffset.count, hintMax.count, hintSum.count, hintCount.count]
-        perWidget += [pendingImpression.count, pendingImpressionBin.count]
         let perApp: [Int] = [appWidgets.count, appUsage.count, appRecent.count, appLastUsed.count, appTotal.count]
-        let perStack: [Int] = [stackWidgets.count, stackConfigs.count, stackConfigTime.count, stackPins.count, stackPinTime.count]
+        let perStack: [Int] = [stackWidgets.count, stackConfigs.count, stackConfigTime.count, stackPins.count, stackPinTime.count,
+                               stackShown.count, stackShownAt.count, stackShownBin.count]
         guard perWidget.allSatisfy({ $0 == w }), perApp.allSatisfy({ $0 == a }), perStack.allSatisfy({ $0 == st }) else { return false }
         guard hourCounts.count == w * 24, timeBins.count == w * 192, rejections.count == w * 96 else { return false }
         guard dayMasks.count == w * 192, maskDays.count == w * 192, placeIsCluster.count == places.count else { return false }
         guard currentPairs.count == contextKeys.count, pairTime.count == contextKeys.count else { return false }
-        guard widgetApp.allSatisfy({ $0 >= -1 && $0 < a }), stackPins.allSatisfy({ $0 >= -1 && $0 < w }) else { return false }
+        guard widgetApp.allSatisfy({ $0 >= -1 && $0 < a }), stackPins.allSatisfy({ $0 >= -1 && $0 < w }),
+              stackShown.allSatisfy({ $0 >= -1 && $0 < w }), stackShownBin.allSatisfy({ $0 >= 0 && $0 < 96 }) else { return false }
         guard stackWidgets.allSatisfy({ $0.allSatisfy { $0 >= 0 && $0 < w } }) else { return false }
         guard appWidgets.allSatisfy({ $0.allSatisfy { $0 >= 0 && $0 < w } }) else { return false }
         guard currentPairs.allSatisfy({ $0 >= -1 && $0 < pairs.count }) else { return false }

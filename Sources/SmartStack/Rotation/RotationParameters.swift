@@ -18,11 +18,10 @@
 ///      scorer.
 ///
 /// The defaults come from a sweep of the evaluator over the five simulated personas and the
-/// StudentLife recordings (README, "Rotation policy"): a 15-minute dwell removes nearly all
-/// flicker (A → B → A within 15 minutes: 0.031 → 0.003 of rotations) for no measurable loss of
-/// hit@1, a 0.1 margin removes a sixth of the rotations of an undamped top at no loss, and a
-/// 30-minute swipe hold (rather than an hour) gains about 0.01 hit@1 while keeping flicker under
-/// 1% of rotations on every dataset (up to 15 minutes the hold is covered by the dwell).
+/// StudentLife recordings (README, "Rotation policy"): a 15-minute dwell removes most flicker
+/// (A → B → A within 15 minutes: 0.025 → 0.006 of rotations) at no loss of hit@1, a 0.1 margin
+/// takes rotations off an undamped top at no loss, and a 30-minute swipe hold (rather than an
+/// hour) gains about 0.009 hit@1 (up to 15 minutes the hold is covered by the dwell).
 ///
 /// ```swift
 /// var r = RotationParameters()
