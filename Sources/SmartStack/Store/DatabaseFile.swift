@@ -47,12 +47,15 @@ enum DatabaseFile {
             case ENOENT:
                 throw failure(readOnly ? "no such database file" : "cannot create the database: the directory does not exist")
             case EACCES, EPERM:
-                throw failure(readOnly
-                    ? "permission denied: cannot read the database file"
-                    : "permission denied: cannot create or write the database file (is the file or its directory read-only?)",
-                    .readOnly)
+                if readOnly {
+                    throw failure("permission denied: cannot read the database file", .readOnly)
+                } else if access(path, F_OK) == 0 {
+                    throw failure("the database file is read-only for this user (permission denied): changing the log needs write access to it; reading it works", .readOnly)
+                } else {
+                    throw failure("permission denied: cannot create the database file: the directory '\(directory(of: path))' is read-only for this user", .readOnly)
+                }
             case EROFS:
-                throw failure("the database is on a read-only file system; open it read-only or move it", .readOnly)
+                throw failure("the database is on a read-only file system: changing the log is impossible there; reading it works, or copy it to a writable place", .readOnly)
             case ENOTDIR:
                 throw failure("a component of the path is not a directory")
             default:
@@ -77,5 +80,81 @@ enum DatabaseFile {
             }
         }
         return created
+    }
+}
+
+// MARK: Files next to the database
+
+extension DatabaseFile {
+    /// The directory holding `path` (`.` for a bare file name).
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let parent = String(path[..<slash])
+        return parent.isEmpty ? "/" : parent
+    }
+
+    /// The size in bytes of the file at `path`, `nil` when there is none.
+    static func size(of path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+
+    /// Whether this process may write `path` (an existing file or directory): `false` for
+    /// permission bits that forbid it and for a read-only file system. Checked with the identity
+    /// that opening files uses (effective, not real, user), as `open` would decide.
+    static func isWritable(_ path: String) -> Bool {
+        faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0
+    }
+
+    /// Why this process cannot change the log at `path` although the file itself opened for
+    /// writing, as a sentence naming the file in the way; `nil` when nothing visible is in the way.
+    ///
+    /// SQLite changes a WAL database through `<path>-wal` and `<path>-shm`: both must be writable,
+    /// or creatable in the directory.
+    static func writeObstacle(_ path: String) -> String? {
+        if !isWritable(path) {
+            return "the database file is read-only for this user: changing the log needs write access to it; reading it works"
+        }
+        for suffix in ["-wal", "-shm"] where size(of: path + suffix) != nil && !isWritable(path + suffix) {
+            return "'\(path + suffix)' (SQLite's write-ahead \(suffix == "-wal" ? "log" : "index")) is read-only for this user: changing the log needs write access to it (if no program has the log open, its owner may delete '\(path)-shm')"
+        }
+        let directory = directory(of: path)
+        if (size(of: path + "-wal") == nil || size(of: path + "-shm") == nil) && !isWritable(directory) {
+            return "the directory '\(directory)' is read-only for this user: changing the log needs to create '\(path)-wal' and '\(path)-shm' in it; reading it works"
+        }
+        return nil
+    }
+
+    /// An SQLite URI opening `path` read-only and immutable: SQLite then takes no lock and
+    /// creates, reads and changes no other file (no `-wal`, no `-shm`). Only correct while nothing
+    /// changes the file and no `-wal` or `-journal` next to it holds data.
+    static func immutableURI(for path: String) -> String {
+        var absolute = path
+        if !path.hasPrefix("/") {
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            if getcwd(&buffer, buffer.count) != nil {
+                let cwd = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                absolute = (cwd.hasSuffix("/") ? cwd : cwd + "/") + path
+            }
+        }
+        // Every byte but unreserved ones and '/' is percent-encoded, so '?', '#' and '%' in
+        // file names stay part of the path.
+        var encoded = ""
+        for byte in absolute.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                 UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let digits = Array("0123456789ABCDEF".unicodeScalars)
+                encoded.unicodeScalars.append("%")
+                encoded.unicodeScalars.append(digits[Int(byte >> 4)])
+                encoded.unicodeScalars.append(digits[Int(byte & 0xF)])
+            }
+        }
+        // An empty authority ("file://") so a path starting with "//" is not read as a host.
+        return "file://" + encoded + "?mode=ro&immutable=1"
     }
 }
