@@ -239,6 +239,32 @@ struct ReadOnlyStoreTests {
         #expect(listing(directory.path) == ["events.db"])
     }
 
+    @Test func writableOpenWithAReadOnlyWalIndexNamesIt() throws {
+        // What a read-only SQLite connection leaves next to a 0444 file in a writable directory.
+        let source = try StoreTemporaryDirectory(), directory = try StoreTemporaryDirectory()
+        let (original, _) = try makeLog(in: source)
+        let holder = try EventStore(path: original)
+        for suffix in ["", "-wal", "-shm"] {
+            try FileManager.default.copyItem(atPath: original + suffix, toPath: directory.file("events.db" + suffix))
+        }
+        withExtendedLifetime(holder) {}
+        let path = directory.file("events.db")
+        if geteuid() == 0 {
+            for name in ["", "-wal", "-shm"] {
+                #expect(chown(path + name, UnprivilegedFileAccess.nobody, UnprivilegedFileAccess.nobody) == 0)
+            }
+        }
+        try setMode(0o444, path + "-shm")
+        let before = S.fileBytes(path)
+        try UnprivilegedFileAccess.run {
+            #expect { try EventStore(path: path).append([S.appLaunch("u00", "new", at: 9)]) } throws: { error in
+                (error as? StoreError)?.kind == .readOnly
+                    && "\(error)".hasPrefix(path + ": '\(path)-shm' (SQLite's index of the write-ahead log) is read-only for this user")
+            }
+        }
+        #expect(S.fileBytes(path) == before)
+    }
+
     @Test func immutableURIKeepsOddFileNamesAndRelativePaths() throws {
         let directory = try StoreTemporaryDirectory()
         let (path, expected) = try makeLog(in: directory, name: "a ?b#c%41 é.db")

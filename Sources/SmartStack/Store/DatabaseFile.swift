@@ -116,12 +116,17 @@ extension DatabaseFile {
         if !isWritable(path) {
             return "the database file is read-only for this user: changing the log needs write access to it; reading it works"
         }
-        for suffix in ["-wal", "-shm"] where size(of: path + suffix) != nil && !isWritable(path + suffix) {
-            return "'\(path + suffix)' (SQLite's write-ahead \(suffix == "-wal" ? "log" : "index")) is read-only for this user: changing the log needs write access to it (if no program has the log open, its owner may delete '\(path)-shm')"
+        let wal = path + "-wal", shm = path + "-shm"
+        if size(of: wal) != nil && !isWritable(wal) {
+            // Never suggest deleting it: a -wal may hold committed changes.
+            return "'\(wal)' (SQLite's write-ahead log of the database) is read-only for this user: changing the log needs write access to it; have its owner open the log read-write once, or give this user write access"
+        }
+        if size(of: shm) != nil && !isWritable(shm) {
+            return "'\(shm)' (SQLite's index of the write-ahead log) is read-only for this user: changing the log needs write access to it; when no program has the log open, deleting '\(shm)' is safe (SQLite rebuilds it)"
         }
         let directory = directory(of: path)
-        if (size(of: path + "-wal") == nil || size(of: path + "-shm") == nil) && !isWritable(directory) {
-            return "the directory '\(directory)' is read-only for this user: changing the log needs to create '\(path)-wal' and '\(path)-shm' in it; reading it works"
+        if (size(of: wal) == nil || size(of: shm) == nil) && !isWritable(directory) {
+            return "the directory '\(directory)' is read-only for this user: changing the log needs to create '\(wal)' and '\(shm)' in it; reading it works"
         }
         return nil
     }
