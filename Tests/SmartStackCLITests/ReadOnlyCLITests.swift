@@ -222,6 +222,40 @@ struct ReadOnlyCLITests {
         #expect(export.outputText.contains(#""id":"late""#), "the pending change was committed and is readable where allowed")
     }
 
+    @Test func logOpenByAWriterIsReadThroughItsIndexOrNotAtAll() throws {
+        let scratch = try TemporaryDirectory()
+        defer { scratch.cleanUp() }
+        let shared = scratch.file("shared")
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
+        let db = try makeLog(in: shared, scratch: scratch)
+        // This test process is the writer, another process than the tool; its last append is
+        // only in events.db-wal.
+        let writer = try EventStore(path: db)
+        try writer.append([Event(time: try EventTime(rfc3339: "2013-03-28T08:00:00-04:00"), user: "u0", id: "late",
+                                 payload: .appLaunch(app: "com.late"))])
+        for suffix in ["", "-wal", "-shm"] { try setMode(0o644, db + suffix) }
+        try setMode(0o555, shared)
+        defer { try? setMode(0o755, shared) }
+        let expected = try run(["export", "--db", db], scratch: scratch)
+        #expect(expected.outputText.contains(#""id":"late""#))
+        // The index can be read: the tool reads the live log, pending changes included.
+        let shared1 = try run(["export", "--db", db], .unprivileged, scratch: scratch)
+        #expect(shared1.status == 0, "\(shared1.standardError)")
+        #expect(shared1.standardOutput == expected.standardOutput)
+        // The index cannot be opened and nothing is pending, but the writer could change the
+        // file at any moment: reading it without a lock would not be safe.
+        try writer.deleteEvents(before: EventTime(nanosecondsSinceEpoch: 0, utcOffsetSeconds: 0))
+        #expect(bytes(db + "-wal").isEmpty, "the writer checkpointed")
+        try setMode(0o000, db + "-shm")
+        let blocked = try run(["export", "--db", db], .unprivileged, scratch: scratch)
+        #expect(blocked.status == 1)
+        #expect(blocked.standardOutput.isEmpty)
+        #expect(blocked.standardError.hasPrefix("Error: \(db): cannot read the log read-only: another program has it open"),
+                "\(blocked.standardError)")
+        try setMode(0o644, db + "-shm")
+        withExtendedLifetime(writer) {}
+    }
+
     @Test(.enabled(if: ReadOnlyCLIEnvironment.canMountReadOnly || (ReadOnlyCLIEnvironment.isRoot && ReadOnlyCLIEnvironment.isCI),
                    "needs root and mount namespaces (unshare) to mount a directory read-only"))
     func readOnlyFileSystemIsReadLikeAWritableCopyAndNeverWritten() throws {

@@ -20,9 +20,18 @@ enum DatabaseFile {
         path.hasPrefix("file:") ? "./" + path : path
     }
 
+    /// What ``prepare(_:readOnly:)`` found.
+    struct Prepared {
+        /// Whether the file was created.
+        var isCreated: Bool
+        /// Whether another process has the database open through SQLite (see
+        /// ``isOpenElsewhere(_:)``).
+        var isOpenElsewhere: Bool
+    }
+
     /// Makes sure `path` is a regular file SQLite can open; creates it with mode 0600 when it
-    /// does not exist and `readOnly` is false. Returns whether it was created.
-    static func prepare(_ path: String, readOnly: Bool) throws(StoreError) -> Bool {
+    /// does not exist and `readOnly` is false.
+    static func prepare(_ path: String, readOnly: Bool) throws(StoreError) -> Prepared {
         func failure(_ message: String, _ kind: StoreError.Kind = .cannotOpen) -> StoreError {
             StoreError(kind: kind, path: path, message: message)
         }
@@ -79,7 +88,21 @@ enum DatabaseFile {
                 throw failure("cannot restrict the new database file to mode 0600: \(message)")
             }
         }
-        return created
+        return Prepared(isCreated: created, isOpenElsewhere: isOpenElsewhere(descriptor))
+    }
+
+    /// Whether another process has the database behind `descriptor` open through SQLite: every
+    /// SQLite connection to a WAL database holds a shared POSIX lock on the file's "shared" lock
+    /// bytes (offset 2^30 + 2, 510 bytes) for as long as it is open. Locks of this process are
+    /// not seen (POSIX locks never conflict with their own process's).
+    static func isOpenElsewhere(_ descriptor: Int32) -> Bool {
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 0x4000_0002
+        lock.l_len = 510
+        guard fcntl(descriptor, F_GETLK, &lock) == 0 else { return false }
+        return lock.l_type != Int16(F_UNLCK)
     }
 }
 

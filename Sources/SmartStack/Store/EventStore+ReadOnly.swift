@@ -8,19 +8,22 @@ import SmartStackSQLite
 /// connection). A read-only connection still needs both to exist or to be creatable, so in a
 /// directory it may not write it fails unless they are already there. The way out is SQLite's
 /// `immutable=1`: read the database file alone, with no lock and no other file. That is exact
-/// only when no `-wal` (or `-journal`) next to it holds data, so it is used only then; otherwise
-/// the open fails and says why, rather than silently reading an older state of the log.
+/// only when no `-wal` (or `-journal`) next to it holds data and no other process has the log
+/// open (it could change the file under a reader that takes no lock), so it is used only then;
+/// otherwise the open fails and says why, rather than silently reading another state of the log.
 extension EventStore {
     /// Opens `path` read-only, without creating or changing any file when this process may not
-    /// write there; throws when that would hide committed changes.
-    static func openReadOnly(_ path: String, options: Options) throws -> Connection {
+    /// write there; throws when that would hide committed changes or race another process.
+    /// `isOpenElsewhere`: whether another process had the log open when the file was checked.
+    static func openReadOnly(_ path: String, options: Options, isOpenElsewhere: Bool) throws -> Connection {
         let walPath = path + "-wal", journalPath = path + "-journal"
         let isFileWritable = DatabaseFile.isWritable(path)
         // A file this process may not write (0444, someone else's, a read-only file system) with
         // no write-ahead log: nothing can be pending, so read it as it is. A read-only SQLite
         // connection would create `-wal` and `-shm` in a writable directory with the file's
         // read-only mode, and such a `-shm` later stops its owner from writing the log.
-        if !isFileWritable && DatabaseFile.size(of: walPath) == nil && (DatabaseFile.size(of: journalPath) ?? 0) == 0 {
+        if !isFileWritable && !isOpenElsewhere && DatabaseFile.size(of: walPath) == nil
+            && (DatabaseFile.size(of: journalPath) ?? 0) == 0 {
             return try openImmutable(path, options: options)
         }
         do {
@@ -40,6 +43,11 @@ extension EventStore {
                     : "which this user may not open"
                 throw StoreError(kind: .readOnly, path: path, message:
                     "cannot read the log read-only: '\(walPath)' holds changes not yet copied into the database file (\(size) bytes; the log was not closed cleanly or is open elsewhere), and reading them needs '\(shmPath)', \(obstacle); open the log read-write once as a user who may write '\(directory)' (SQLite then copies the changes into the file), or make the directory writable",
+                    underlying: error)
+            }
+            if isOpenElsewhere {
+                throw StoreError(kind: .busy, path: path, message:
+                    "cannot read the log read-only: another program has it open and may be changing it, and this user cannot share SQLite's '\(path)-shm' with it ('\(DatabaseFile.directory(of: path))' or that file is read-only for this user); try again when the other program has closed the log",
                     underlying: error)
             }
             if let size = DatabaseFile.size(of: journalPath), size > 0 {

@@ -71,12 +71,10 @@ public final class EventStore: Sendable {
         self.path = path
         self.options = options
         let inMemory = DatabaseFile.isInMemory(path)
-        if !inMemory {
-            _ = try DatabaseFile.prepare(path, readOnly: options.isReadOnly)
-        }
+        let prepared = inMemory ? nil : try DatabaseFile.prepare(path, readOnly: options.isReadOnly)
         do {
-            if options.isReadOnly && !inMemory {
-                connection = try Self.openReadOnly(path, options: options)
+            if options.isReadOnly, let prepared {
+                connection = try Self.openReadOnly(path, options: options, isOpenElsewhere: prepared.isOpenElsewhere)
             } else {
                 connection = try Connection(path: DatabaseFile.sqliteName(for: path), options: Connection.Options(
                     isReadOnly: options.isReadOnly, createsFile: inMemory, busyTimeout: options.busyTimeout))
