@@ -20,9 +20,18 @@ enum DatabaseFile {
         path.hasPrefix("file:") ? "./" + path : path
     }
 
+    /// What ``prepare(_:readOnly:)`` found.
+    struct Prepared {
+        /// Whether the file was created.
+        var isCreated: Bool
+        /// Whether another process has the database open through SQLite (see
+        /// ``isOpenElsewhere(_:)``).
+        var isOpenElsewhere: Bool
+    }
+
     /// Makes sure `path` is a regular file SQLite can open; creates it with mode 0600 when it
-    /// does not exist and `readOnly` is false. Returns whether it was created.
-    static func prepare(_ path: String, readOnly: Bool) throws(StoreError) -> Bool {
+    /// does not exist and `readOnly` is false.
+    static func prepare(_ path: String, readOnly: Bool) throws(StoreError) -> Prepared {
         func failure(_ message: String, _ kind: StoreError.Kind = .cannotOpen) -> StoreError {
             StoreError(kind: kind, path: path, message: message)
         }
@@ -47,12 +56,15 @@ enum DatabaseFile {
             case ENOENT:
                 throw failure(readOnly ? "no such database file" : "cannot create the database: the directory does not exist")
             case EACCES, EPERM:
-                throw failure(readOnly
-                    ? "permission denied: cannot read the database file"
-                    : "permission denied: cannot create or write the database file (is the file or its directory read-only?)",
-                    .readOnly)
+                if readOnly {
+                    throw failure("permission denied: cannot read the database file", .readOnly)
+                } else if access(path, F_OK) == 0 {
+                    throw failure("the database file is read-only for this user (permission denied): changing the log needs write access to it; reading it works", .readOnly)
+                } else {
+                    throw failure("permission denied: cannot create the database file: the directory '\(directory(of: path))' is read-only for this user", .readOnly)
+                }
             case EROFS:
-                throw failure("the database is on a read-only file system; open it read-only or move it", .readOnly)
+                throw failure("the database is on a read-only file system: changing the log is impossible there; reading it works, or copy it to a writable place", .readOnly)
             case ENOTDIR:
                 throw failure("a component of the path is not a directory")
             default:
@@ -76,6 +88,101 @@ enum DatabaseFile {
                 throw failure("cannot restrict the new database file to mode 0600: \(message)")
             }
         }
-        return created
+        return Prepared(isCreated: created, isOpenElsewhere: isOpenElsewhere(descriptor))
+    }
+
+    /// Whether another process has the database behind `descriptor` open through SQLite: every
+    /// SQLite connection to a WAL database holds a shared POSIX lock on the file's "shared" lock
+    /// bytes (offset 2^30 + 2, 510 bytes) for as long as it is open. Locks of this process are
+    /// not seen (POSIX locks never conflict with their own process's).
+    static func isOpenElsewhere(_ descriptor: Int32) -> Bool {
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 0x4000_0002
+        lock.l_len = 510
+        guard fcntl(descriptor, F_GETLK, &lock) == 0 else { return false }
+        return lock.l_type != Int16(F_UNLCK)
+    }
+}
+
+// MARK: Files next to the database
+
+extension DatabaseFile {
+    /// The directory holding `path` (`.` for a bare file name).
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        let parent = String(path[..<slash])
+        return parent.isEmpty ? "/" : parent
+    }
+
+    /// The size in bytes of the file at `path`, `nil` when there is none.
+    static func size(of path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+
+    /// Whether this process may write `path` (an existing file or directory): `false` for
+    /// permission bits that forbid it and for a read-only file system. Checked with the identity
+    /// that opening files uses (effective, not real, user), as `open` would decide.
+    static func isWritable(_ path: String) -> Bool {
+        faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0
+    }
+
+    /// Why this process cannot change the log at `path` although the file itself opened for
+    /// writing, as a sentence naming the file in the way; `nil` when nothing visible is in the way.
+    ///
+    /// SQLite changes a WAL database through `<path>-wal` and `<path>-shm`: both must be writable,
+    /// or creatable in the directory.
+    static func writeObstacle(_ path: String) -> String? {
+        if !isWritable(path) {
+            return "the database file is read-only for this user: changing the log needs write access to it; reading it works"
+        }
+        let wal = path + "-wal", shm = path + "-shm"
+        if size(of: wal) != nil && !isWritable(wal) {
+            // Never suggest deleting it: a -wal may hold committed changes.
+            return "'\(wal)' (SQLite's write-ahead log of the database) is read-only for this user: changing the log needs write access to it; have its owner open the log read-write once, or give this user write access"
+        }
+        if size(of: shm) != nil && !isWritable(shm) {
+            return "'\(shm)' (SQLite's index of the write-ahead log) is read-only for this user: changing the log needs write access to it; when no program has the log open, deleting '\(shm)' is safe (SQLite rebuilds it)"
+        }
+        let directory = directory(of: path)
+        if (size(of: wal) == nil || size(of: shm) == nil) && !isWritable(directory) {
+            return "the directory '\(directory)' is read-only for this user: changing the log needs to create '\(wal)' and '\(shm)' in it; reading it works"
+        }
+        return nil
+    }
+
+    /// An SQLite URI opening `path` read-only and immutable: SQLite then takes no lock and
+    /// creates, reads and changes no other file (no `-wal`, no `-shm`). Only correct while nothing
+    /// changes the file and no `-wal` or `-journal` next to it holds data.
+    static func immutableURI(for path: String) -> String {
+        var absolute = path
+        if !path.hasPrefix("/") {
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            if getcwd(&buffer, buffer.count) != nil {
+                let cwd = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                absolute = (cwd.hasSuffix("/") ? cwd : cwd + "/") + path
+            }
+        }
+        // Every byte but unreserved ones and '/' is percent-encoded, so '?', '#' and '%' in
+        // file names stay part of the path.
+        var encoded = ""
+        for byte in absolute.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                 UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
+                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let digits = Array("0123456789ABCDEF".unicodeScalars)
+                encoded.unicodeScalars.append("%")
+                encoded.unicodeScalars.append(digits[Int(byte >> 4)])
+                encoded.unicodeScalars.append(digits[Int(byte & 0xF)])
+            }
+        }
+        // An empty authority ("file://") so a path starting with "//" is not read as a host.
+        return "file://" + encoded + "?mode=ro&immutable=1"
     }
 }

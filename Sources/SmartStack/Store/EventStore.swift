@@ -22,6 +22,10 @@ public final class EventStore: Sendable {
     /// How to open the log.
     public struct Options: Sendable, Hashable {
         /// Open an existing log read-only; every change throws ``StoreError`` (kind `readOnly`).
+        ///
+        /// Works where this process may not write: a read-only file, directory or file system.
+        /// There no file is created next to the log, and the open fails (kind `readOnly`) when a
+        /// `-wal` file next to it holds changes that could not be read without creating one.
         public var isReadOnly: Bool
         /// How long to wait for another process's write lock before failing (kind `busy`).
         public var busyTimeout: Duration
@@ -67,37 +71,47 @@ public final class EventStore: Sendable {
         self.path = path
         self.options = options
         let inMemory = DatabaseFile.isInMemory(path)
-        if !inMemory {
-            _ = try DatabaseFile.prepare(path, readOnly: options.isReadOnly)
-        }
+        let prepared = inMemory ? nil : try DatabaseFile.prepare(path, readOnly: options.isReadOnly)
         do {
-            connection = try Connection(path: DatabaseFile.sqliteName(for: path), options: Connection.Options(
-                isReadOnly: options.isReadOnly, createsFile: inMemory, busyTimeout: options.busyTimeout))
-            try connection.withDatabase { db in
-                try Self.checkIdentity(of: db, path: path)
-                let migrator = StoreSchema.migrator
-                if options.isReadOnly {
-                    if try migrator.hasPendingMigrations(db) {
-                        throw StoreError(kind: .readOnly, path: path, message:
-                            "database schema version \(try migrator.version(of: db)) is older than this smartstack's (\(migrator.latestVersion)) and the database is opened read-only; open it once read-write to upgrade it")
-                    }
-                } else {
-                    try db.applyRecommendedSettings()
-                    try migrator.migrate(db)
-                }
-                if let maximumSize = options.maximumSize {
-                    let pageSize = try db.pragma("page_size")?.integerValue ?? 4096
-                    try db.execute("PRAGMA max_page_count = \(max(1, Int64(maximumSize) / pageSize))")
-                }
-                try db.execute("PRAGMA cache_size = -\(StoreSchema.cacheKiB)")
+            if options.isReadOnly, let prepared {
+                connection = try Self.openReadOnly(path, options: options, isOpenElsewhere: prepared.isOpenElsewhere)
+            } else {
+                connection = try Connection(path: DatabaseFile.sqliteName(for: path), options: Connection.Options(
+                    isReadOnly: options.isReadOnly, createsFile: inMemory, busyTimeout: options.busyTimeout))
+                try connection.withDatabase { db in try Self.prepare(db, path: path, options: options) }
             }
         } catch {
-            throw StoreError.wrapping(error, path: path, busyTimeout: options.busyTimeout)
+            throw Self.explainingWriteObstacle(StoreError.wrapping(error, path: path, busyTimeout: options.busyTimeout),
+                                               path: path, options: options)
         }
     }
 
+    /// Checks what the connection opened and sets it up: identity, schema (migrated when
+    /// writable, else required to be current), size bound, cache.
+    static func prepare(_ db: Database, path: String, options: Options) throws {
+        // Before anything else, so nothing can change a log opened read-only (also when the
+        // connection itself is read-write, see `openReadOnly`). Setting it reads no file.
+        if options.isReadOnly { try db.execute("PRAGMA query_only = ON") }
+        try checkIdentity(of: db, path: path)
+        let migrator = StoreSchema.migrator
+        if options.isReadOnly {
+            if try migrator.hasPendingMigrations(db) {
+                throw StoreError(kind: .readOnly, path: path, message:
+                    "database schema version \(try migrator.version(of: db)) is older than this smartstack's (\(migrator.latestVersion)) and the database is opened read-only; open it once read-write to upgrade it")
+            }
+        } else {
+            try db.applyRecommendedSettings()
+            try migrator.migrate(db)
+        }
+        if let maximumSize = options.maximumSize {
+            let pageSize = try db.pragma("page_size")?.integerValue ?? 4096
+            try db.execute("PRAGMA max_page_count = \(max(1, Int64(maximumSize) / pageSize))")
+        }
+        try db.execute("PRAGMA cache_size = -\(StoreSchema.cacheKiB)")
+    }
+
     /// Refuses SQLite files of other programs and newer SmartStacks, using reads only.
-    private static func checkIdentity(of db: Database, path: String) throws {
+    static func checkIdentity(of db: Database, path: String) throws {
         // The first read of the file: a non-SQLite file fails here with SQLITE_NOTADB.
         let applicationID = try db.pragma("application_id")?.integerValue ?? 0
         if applicationID != 0 && applicationID != StoreSchema.applicationID {

@@ -80,7 +80,7 @@ public struct ExportCommand: SubcommandProtocol, Hashable {
     ///
     /// - Complexity: O(n) in the number of matching events, constant memory.
     public func run(_ output: CommandOutput) throws -> Int32 {
-        let store = try openEventStore(at: database, .existing)
+        let store = try openEventStoreForReading(at: database)
         let chunk = 1 << 16
         var buffer: [UInt8] = []
         buffer.reserveCapacity(chunk + 4096)
@@ -124,5 +124,19 @@ public struct ExportCommand: SubcommandProtocol, Hashable {
             }
         }
         return types
+    }
+}
+
+/// Opens the existing event log at `path` read-only, for the commands that only read it
+/// (`export`, `stats`, `rank`): they then work on a log this user may only read (a read-only
+/// file, directory or file system) and never create or change a file there. Errors name `path`.
+///
+/// (Belongs next to `openEventStore(at:_:)` in Command.swift; kept here until it moves.)
+func openEventStoreForReading(at path: String) throws(CommandFailure) -> EventStore {
+    try checkDatabasePath(path, .existing)
+    do {
+        return try EventStore(path: path, options: EventStore.Options(isReadOnly: true))
+    } catch {
+        throw CommandFailure(describeStoreError(error, path: path, action: "cannot open database"))
     }
 }

@@ -83,7 +83,7 @@ public struct RankCommand: SubcommandProtocol, Hashable {
         }
         let spec: PolicySpec
         do { spec = try PolicySpec(parsing: policy) } catch { throw CommandFailure("--policy: \(error.message)") }
-        let store = try openEventStore(at: database, .existing)
+        let store = try openEventStoreForReading(at: database)
         let result: Engine.HistoricalRanking
         do {
             let engine = try Engine(store: store, policy: spec)

@@ -55,7 +55,7 @@ public struct StatsCommand: SubcommandProtocol, Hashable {
 
     /// Reads the statistics and prints them.
     public func run(_ output: CommandOutput) throws -> Int32 {
-        let store = try openEventStore(at: database, .existing)
+        let store = try openEventStoreForReading(at: database)
         let statistics: EventStatistics
         do {
             statistics = try store.statistics()

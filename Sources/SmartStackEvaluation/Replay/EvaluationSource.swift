@@ -96,7 +96,8 @@ struct UserEventReader {
                 throw EvaluationError("cannot open database '\(path)': no such file")
             }
             let store: EventStore
-            do { store = try EventStore(path: path) } catch {
+            // Read-only: evaluating never changes the log, and works where it may only be read.
+            do { store = try EventStore(path: path, options: EventStore.Options(isReadOnly: true)) } catch {
                 throw EvaluationError("cannot open database '\(path)': \(error)")
             }
             var scan = Scan()
