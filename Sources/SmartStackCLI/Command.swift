@@ -225,3 +225,15 @@ func describe(_ error: any Error) -> String {
     if type(of: error) is NSError.Type { return (error as NSError).localizedDescription }
     return String(describing: error)
 }
+
+/// Opens the existing event log at `path` read-only, for the commands that only read it
+/// (`export`, `stats`, `rank`): they then work on a log this user may only read (a read-only
+/// file, directory or file system) and never create or change a file there. Errors name `path`.
+func openEventStoreForReading(at path: String) throws(CommandFailure) -> EventStore {
+    try checkDatabasePath(path, .existing)
+    do {
+        return try EventStore(path: path, options: EventStore.Options(isReadOnly: true))
+    } catch {
+        throw CommandFailure(describeStoreError(error, path: path, action: "cannot open database"))
+    }
+}

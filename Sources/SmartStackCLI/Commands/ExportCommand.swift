@@ -126,17 +126,3 @@ public struct ExportCommand: SubcommandProtocol, Hashable {
         return types
     }
 }
-
-/// Opens the existing event log at `path` read-only, for the commands that only read it
-/// (`export`, `stats`, `rank`): they then work on a log this user may only read (a read-only
-/// file, directory or file system) and never create or change a file there. Errors name `path`.
-///
-/// (Belongs next to `openEventStore(at:_:)` in Command.swift; kept here until it moves.)
-func openEventStoreForReading(at path: String) throws(CommandFailure) -> EventStore {
-    try checkDatabasePath(path, .existing)
-    do {
-        return try EventStore(path: path, options: EventStore.Options(isReadOnly: true))
-    } catch {
-        throw CommandFailure(describeStoreError(error, path: path, action: "cannot open database"))
-    }
-}
