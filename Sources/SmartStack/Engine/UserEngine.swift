@@ -414,12 +414,12 @@ public final class UserEngine {
         }
         let sinceScreenOn = ts - bandit.pendingTime
         if sinceScreenOn >= 0 && sinceScreenOn <= Self.sessionWindow {
-            for w in engaged where !bandit.pending.isEmpty {
+            for w in engaged {
                 bandit.learnPending(engaged: w, rate: policy.learningRate, probabilities: &learningScratch.probabilities)
             }
             return
         }
-        if sinceScreenOn > Self.sessionWindow && !bandit.pending.isEmpty { bandit.pending.removeAll() }
+        if sinceScreenOn > Self.sessionWindow { bandit.closePending() }
         guard ts - features.lastAppTime >= Self.sessionGap || features.lastAppTime > ts else { return }
         for w in engaged { learnBandit(engaged: w, at: event.time) }
     }
@@ -430,15 +430,24 @@ public final class UserEngine {
         let ts = time.secondsSinceEpoch
         guard ts >= bandit.pendingTime else { return }
         bandit.pendingTime = ts
-        bandit.pending.removeAll(keepingCapacity: true)
         let F = ContextualModel.featureCount
+        var k = 0
         for s in 0..<features.stackWidgets.count where features.stackConfigTime[s] > FeatureState.never {
             let widgets = features.stackWidgets[s]
             guard widgets.count > 1 else { continue }
             ContextualModel.features(features, widgets: widgets, at: time, prior: policy.prior, scratch: &learningScratch)
-            bandit.pending.append(BanditModel.PendingStack(
-                stack: Int32(s), widgets: widgets, features: Array(learningScratch.features[0..<(widgets.count * F)])))
+            if k == bandit.pending.count {
+                bandit.pending.append(BanditModel.PendingStack(stack: 0, widgets: [], features: [], isOpen: false))
+            }
+            // Entries are overwritten in place: their buffers are reused from one screen-on to the next.
+            bandit.pending[k].stack = Int32(s)
+            bandit.pending[k].widgets = widgets
+            bandit.pending[k].features.removeAll(keepingCapacity: true)
+            bandit.pending[k].features.append(contentsOf: learningScratch.features[0..<(widgets.count * F)])
+            bandit.pending[k].isOpen = true
+            k += 1
         }
+        bandit.pending.removeLast(bandit.pending.count - k)
     }
 
     /// One online step of the bandit toward widget `w` in every stack holding it (with more than

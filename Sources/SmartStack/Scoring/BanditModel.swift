@@ -19,13 +19,15 @@ struct BanditModel: Sendable, Codable, Hashable {
         var widgets: [Int32]
         /// `widgets.count × ContextualModel.featureCount`, row-major.
         var features: [Double]
+        /// Whether no engagement has trained on it yet (entries are reused, not freed).
+        var isOpen: Bool
     }
 
     var theta: [Double] = ContextualModel.defaultWeights
     var updates = 0
     /// When the stacks in `pending` were scored (`-∞`: never).
     var pendingTime = -Double.infinity
-    /// Stacks scored at the latest screen-on that no engagement has trained on yet.
+    /// Stacks scored at the latest screen-on (those still `isOpen` wait for an engagement).
     var pending: [PendingStack] = []
 
     /// One gradient step toward row `engaged` of a stack whose features are `x` (n × 8).
@@ -43,18 +45,20 @@ struct BanditModel: Sendable, Codable, Hashable {
         updates += 1
     }
 
-    /// Steps toward widget `w` in every pending stack holding it (each stack trains once, on its
-    /// first engaged widget). Returns whether any stack was pending.
+    /// Steps toward widget `w` in every open pending stack holding it (each stack trains once,
+    /// on its first engaged widget).
     mutating func learnPending(engaged w: Int32, rate: Double, probabilities p: inout [Double]) {
-        var k = 0
-        while k < pending.count {
-            if let row = pending[k].widgets.firstIndex(of: w) {
-                let entry = pending.remove(at: k)
-                learn(features: entry.features, count: entry.widgets.count, engaged: row, rate: rate, probabilities: &p)
-            } else {
-                k += 1
-            }
+        for k in pending.indices where pending[k].isOpen {
+            guard let row = pending[k].widgets.firstIndex(of: w) else { continue }
+            pending[k].isOpen = false
+            let features = pending[k].features
+            learn(features: features, count: pending[k].widgets.count, engaged: row, rate: rate, probabilities: &p)
         }
+    }
+
+    /// Closes every pending stack (kept for reuse by the next screen-on).
+    mutating func closePending() {
+        for k in pending.indices { pending[k].isOpen = false }
     }
 
     /// Whether the pending entries refer to existing stacks and widgets and have full feature rows
