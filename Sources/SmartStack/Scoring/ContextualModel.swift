@@ -222,6 +222,15 @@ struct ScoringScratch: Sendable {
         }
     }
 
+    /// Grows `scores`, `eligible` and `order` to hold `n` widgets.
+    mutating func prepareRanking(widgets n: Int) {
+        if scores.count < n {
+            scores = [Double](repeating: 0, count: n)
+            eligible = [Bool](repeating: true, count: n)
+        }
+        if order.count < n { order = Array(0..<n) }
+    }
+
     /// Runs `body` with `raw` and `features` as mutable buffers at once.
     @inline(__always)
     mutating func withRawAndFeatures<T>(

@@ -98,8 +98,13 @@ struct UserReplay {
         var pendingEngaged = false
         var pendingScored = false
         var pendingDay = 0
-        /// The display order of the open decision.
+        /// The display order of the open decision (its storage reused by every decision).
         var order: [String] = []
+        /// The user-local key of `top` once known (keys never change once assigned).
+        var topKey: Int32?
+        /// The day and key last added to the day's set of top keys (adding again is a no-op).
+        var keyedDay = -1
+        var keyedKey: Int32 = -1
     }
 
     /// Per stack open decision (policy independent): its instant, whether scored, and target.
@@ -141,6 +146,8 @@ struct UserReplay {
         let windowNs = Int64((options.window * 1e9).rounded())
         let flickerNs = Int64((options.flickerWindow * 1e9).rounded())
 
+        // Engine policies decide into each track's reused order buffer (no allocation).
+        let engines = policies.map { $0 as? EngineReplayPolicy }
         var book = StackBook()
         var open: [OpenDecision?] = []
         var tracks: [[Track]] = Array(repeating: [], count: policies.count)
@@ -184,6 +191,45 @@ struct UserReplay {
             t.pendingTo = nil
         }
 
+        /// Policy `p` shows `top` on stack `slot` after a decision at `ns`: tallies rotations,
+        /// flickers, dwell times and the day's distinct tops.
+        func show(_ top: String, on t: inout Track, policy p: Int, slot: Int, at ns: Int64, scored: Bool, day: Int, hour: Int) {
+            if !t.hasDecided || t.top == nil {
+                t.hasDecided = true
+                t.top = top
+                t.topKey = nil
+                t.topSince = ns
+                result.perPolicy[p].topChanges.append(TopChange(nanoseconds: ns, stack: slot, widget: top))
+            } else if top != t.top {
+                if scored {
+                    result.perPolicy[p].days[day].rotations += 1
+                    result.perPolicy[p].byHour[hour].rotations += 1
+                    if t.lastRotationFrom == top, ns - t.lastRotationAt <= flickerNs {
+                        result.perPolicy[p].days[day].flickers += 1
+                    }
+                    result.perPolicy[p].days[day].dwellMinutes.append(Double(ns - t.topSince) / 60e9)
+                }
+                resolvePending(&t, policy: p)
+                t.pendingTo = top
+                t.pendingEngaged = false
+                t.pendingScored = scored
+                t.pendingDay = day
+                t.lastRotationFrom = t.top
+                t.lastRotationAt = ns
+                t.top = top
+                t.topKey = nil
+                t.topSince = ns
+                result.perPolicy[p].topChanges.append(TopChange(nanoseconds: ns, stack: slot, widget: top))
+            }
+            guard scored else { return }
+            if t.topKey == nil { t.topKey = book.key(slot: slot, widget: top) }
+            if let key = t.topKey, key != t.keyedKey || day != t.keyedDay {
+                dayTopKeys[p][day].insert(key)
+                t.keyedKey = key
+                t.keyedDay = day
+            }
+        }
+
         var i = 0
         let n = events.count
         var processed = 0
@@ -196,8 +242,7 @@ struct UserReplay {
             var isDecisionPoint = false
             if !book.isEmpty {
                 for k in i..<j {
-                    let payload = events[k].payload
-                    if hasScreenOn ? payload == .screenOn : book.isEngagement(payload) { isDecisionPoint = true; break }
+                    if hasScreenOn ? events[k].payload.isScreenOn : book.isEngagement(events[k].payload) { isDecisionPoint = true; break }
                 }
             }
             if isDecisionPoint {
@@ -229,45 +274,21 @@ struct UserReplay {
                     open[slot] = OpenDecision(nanoseconds: ns, scored: scored, day: day, hour: hour, target: nil)
                     for p in 0..<policies.count {
                         if tracks[p].count <= slot { tracks[p].append(contentsOf: repeatElement(Track(), count: slot + 1 - tracks[p].count)) }
-                        let decision: ReplayDecision
+                        let top: String?
                         do {
-                            decision = try policies[p].decide(stack: stack.id, widgets: stack.widgets, at: time)
+                            if let engine = engines[p] {
+                                top = try engine.decide(stack: stack.id, widgets: stack.widgets, at: time, into: &tracks[p][slot].order).top
+                            } else {
+                                let decision = try policies[p].decide(stack: stack.id, widgets: stack.widgets, at: time)
+                                tracks[p][slot].order = decision.order
+                                top = decision.top
+                            }
                         } catch {
                             throw EvaluationError("policy failed for user '\(user)', stack '\(stack.id)' at \(time.rfc3339): \(error)")
                         }
-                        // Moved out and back (not copied), so its buffers stay uniquely referenced.
-                        var t = Track()
-                        swap(&t, &tracks[p][slot])
-                        t.order = decision.order
-                        if let top = decision.top {
-                            if !t.hasDecided || t.top == nil {
-                                t.hasDecided = true
-                                t.top = top
-                                t.topSince = ns
-                                result.perPolicy[p].topChanges.append(TopChange(nanoseconds: ns, stack: slot, widget: top))
-                            } else if top != t.top {
-                                if scored {
-                                    result.perPolicy[p].days[day].rotations += 1
-                                    result.perPolicy[p].byHour[hour].rotations += 1
-                                    if t.lastRotationFrom == top, ns - t.lastRotationAt <= flickerNs {
-                                        result.perPolicy[p].days[day].flickers += 1
-                                    }
-                                    result.perPolicy[p].days[day].dwellMinutes.append(Double(ns - t.topSince) / 60e9)
-                                }
-                                resolvePending(&t, policy: p)
-                                t.pendingTo = top
-                                t.pendingEngaged = false
-                                t.pendingScored = scored
-                                t.pendingDay = day
-                                t.lastRotationFrom = t.top
-                                t.lastRotationAt = ns
-                                t.top = top
-                                t.topSince = ns
-                                result.perPolicy[p].topChanges.append(TopChange(nanoseconds: ns, stack: slot, widget: top))
-                            }
-                            if scored, let key = book.key(slot: slot, widget: top) { dayTopKeys[p][day].insert(key) }
+                        if let top {
+                            show(top, on: &tracks[p][slot], policy: p, slot: slot, at: ns, scored: scored, day: day, hour: hour)
                         }
-                        tracks[p][slot] = t
                     }
                 }
             }
@@ -411,3 +432,11 @@ struct UserReplay {
 }
 
 import Foundation
+
+private extension EventPayload {
+    /// Whether this is a `screen_on` (a pattern match: no copy of the payload).
+    var isScreenOn: Bool {
+        if case .screenOn = self { return true }
+        return false
+    }
+}
