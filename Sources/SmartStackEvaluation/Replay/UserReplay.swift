@@ -295,13 +295,15 @@ struct UserReplay {
 
             // 2. Then learn from the events at `ns` and attribute engagements.
             for k in i..<j {
-                let event = events[k]
-                for policy in policies { policy.record(event) }
-                switch event.payload {
+                // `events[k]` is read in place throughout (a local copy would retain its strings).
+                for p in 0..<policies.count {
+                    if let engine = engines[p] { engine.record(events[k]) } else { policies[p].record(events[k]) }
+                }
+                switch events[k].payload {
                 case .stackConfig(let stack, let widgets):
                     book.configure(stack: stack, widgets: widgets)
                 case .appLaunch, .widgetTap:
-                    for (slot, widgets) in book.engagements(of: event.payload) {
+                    for (slot, widgets) in book.engagements(of: events[k].payload) {
                         if slot < open.count, var d = open[slot], d.target == nil, ns - d.nanoseconds <= windowNs {
                             d.target = widgets
                             open[slot] = d
@@ -309,7 +311,7 @@ struct UserReplay {
                         for p in 0..<policies.count where slot < tracks[p].count {
                             if let to = tracks[p][slot].pendingTo, widgets.contains(to) { tracks[p][slot].pendingEngaged = true }
                         }
-                        if let w = widgets.first { result.engagements.append(EngagementRecord(time: event.time, stack: slot, widget: w)) }
+                        if let w = widgets.first { result.engagements.append(EngagementRecord(time: events[k].time, stack: slot, widget: w)) }
                     }
                 case .widgetImpression(let stack, let widget, let propensity?, _) where collectImpressions && ns >= warmupEnd:
                     guard let slot = book.slot(of: stack) else { break }
@@ -319,7 +321,7 @@ struct UserReplay {
                     result.impressions.append(LoggedImpression(
                         propensity: propensity, actionCount: Int16(clamping: candidates.count),
                         loggedAction: Int16(clamping: logged), stack: Int16(clamping: slot),
-                        hour: UInt8(event.time.localHour), isEngaged: engaged))
+                        hour: UInt8(events[k].time.localHour), isEngaged: engaged))
                     for p in 0..<policies.count {
                         let top = slot < tracks[p].count ? tracks[p][slot].top : nil
                         result.perPolicy[p].impressionActions.append(Int16(clamping: top.flatMap { candidates.firstIndex(of: $0) } ?? -1))
