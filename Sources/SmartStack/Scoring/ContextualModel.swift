@@ -86,51 +86,66 @@ enum ContextualModel {
         let placeRow = fs.placeTable.row(place), appRow = fs.appTable.row(app), gapRow = fs.appGapTable.row(appGap)
         @inline(__always) func at(_ row: [Double], _ w: Int) -> Double { w < row.count ? row[w] : 0 }
         fs.kernel.withWeights(atSecond: time.localSecondsOfDay) { first, kw in
-            // The kernel's bins (mod 96) are the same for every widget: computed once per call.
-            withUnsafeTemporaryAllocation(of: Int.self, capacity: kw.count) { kb in
-                for k in 0..<kw.count {
-                    var b = (first + k) % 96
-                    if b < 0 { b += 96 }
-                    kb[k] = b
-                }
-                fs.timeBins.withUnsafeBufferPointer { bins in
-                    fs.rejections.withUnsafeBufferPointer { rej in
-                        for i in 0..<widgets.count {
-                            let w = Int(widgets[i])
-                            // Unchecked reads: `timeBins` holds 192 and `rejections` 96 values per
-                            // interned widget (FeatureState.internWidget), and every bin `kb[k]`
-                            // is in 0..<96.
-                            let base = w * 192
-                            let dayBase = base + dayOffset
-                            let rejBase = w * 96
-                            var all = 0.0, dt = 0.0, rr = 0.0
-                            for k in 0..<kw.count {
-                                let b = kb[k]
-                                all += kw[k] * (bins[base + b] + bins[base + 96 + b])
-                                dt += kw[k] * bins[dayBase + b]
-                                rr += kw[k] * rej[rejBase + b]
-                            }
-                            let r = i * R
-                            raw[r] = order
-                            raw[r + 1] = usage[w] * fL
-                            raw[r + 2] = all * fL
-                            raw[r + 3] = dt * fL
-                            raw[r + 4] = at(placeRow, w) * fL
-                            raw[r + 5] = at(appRow, w) * fL
-                            raw[r + 6] = at(gapRow, w) * fL
-                            raw[r + 7] = recent[w] * fR
-                            raw[r + 8] = rr * fL
-                            totals.u += order; totals.c0 += raw[r + 1]; totals.all += raw[r + 2]
-                            totals.dt += raw[r + 3]; totals.place += raw[r + 4]
-                            totals.app += raw[r + 5]; totals.gap += raw[r + 6]
-                            totals.recent += raw[r + 7]
-                            order = max(order * orderDecay, 1e-9)
+            // The kernel's bins are `(first + k) mod 96`, one wrap at most (reach < 48): two
+            // runs of consecutive bins, `k + before` for k < split and `k + after` from there.
+            let count = kw.count
+            let split = first < 0 ? -first : min(count, 96 - first)
+            let before = first < 0 ? first + 96 : first
+            let after = first < 0 ? first : first - 96
+            fs.timeBins.withUnsafeBufferPointer { bins in
+                fs.rejections.withUnsafeBufferPointer { rej in
+                    // `timeBins` holds 192 and `rejections` 96 values per interned widget
+                    // (FeatureState.internWidget) and every bin is in 0..<96, so the unchecked
+                    // reads of `kernelSums` stay inside the widget's own rows.
+                    let bins = bins.baseAddress!, rej = rej.baseAddress!, kw = kw.baseAddress!
+                    for i in 0..<widgets.count {
+                        let w = Int(widgets[i])
+                        let base = w * 192
+                        var sums = (all: 0.0, dt: 0.0, rr: 0.0)
+                        // In order of k, exactly as one loop over `(first + k) mod 96`.
+                        kernelSums(kw, bins + (base + before), bins + (base + dayOffset + before), rej + (w * 96 + before),
+                                   count: split, into: &sums)
+                        if split < count {
+                            kernelSums(kw + split, bins + (base + after + split), bins + (base + dayOffset + after + split),
+                                       rej + (w * 96 + after + split), count: count - split, into: &sums)
                         }
+                        let (all, dt, rr) = sums
+                        let r = i * R
+                        raw[r] = order
+                        raw[r + 1] = usage[w] * fL
+                        raw[r + 2] = all * fL
+                        raw[r + 3] = dt * fL
+                        raw[r + 4] = at(placeRow, w) * fL
+                        raw[r + 5] = at(appRow, w) * fL
+                        raw[r + 6] = at(gapRow, w) * fL
+                        raw[r + 7] = recent[w] * fR
+                        raw[r + 8] = rr * fL
+                        totals.u += order; totals.c0 += raw[r + 1]; totals.all += raw[r + 2]
+                        totals.dt += raw[r + 3]; totals.place += raw[r + 4]
+                        totals.app += raw[r + 5]; totals.gap += raw[r + 6]
+                        totals.recent += raw[r + 7]
+                        order = max(order * orderDecay, 1e-9)
                     }
                 }
             }
         }
         return totals
+    }
+
+    /// Adds `Σ kw[k]·(days[k] + days[96 + k])`, `Σ kw[k]·day[k]` and `Σ kw[k]·rejections[k]`
+    /// over `k < count`, in order of k, to `sums`.
+    @inline(__always)
+    private static func kernelSums(
+        _ kw: UnsafePointer<Double>, _ days: UnsafePointer<Double>, _ day: UnsafePointer<Double>,
+        _ rejections: UnsafePointer<Double>, count: Int, into sums: inout (all: Double, dt: Double, rr: Double)
+    ) {
+        var (all, dt, rr) = sums
+        for k in 0..<count {
+            all += kw[k] * (days[k] + days[96 + k])
+            dt += kw[k] * day[k]
+            rr += kw[k] * rejections[k]
+        }
+        sums = (all, dt, rr)
     }
 
     /// The eight log-ratio features of every widget from its raw evidence (context pairs are
