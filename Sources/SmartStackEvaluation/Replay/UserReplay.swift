@@ -124,11 +124,30 @@ struct UserReplay {
     func run(user: String, events input: [Event], policies: [any ReplayPolicy], collectImpressions: Bool,
              progress: ((Int) -> Void)? = nil,
              closed: ((_ stack: String, _ nanoseconds: Int64, _ scored: Bool, _ target: [String]?) -> Void)? = nil) throws -> UserReplayResult {
+        try run(user: user, events: input[...], policies: policies, collectImpressions: collectImpressions,
+                progress: progress, closed: closed)
+    }
+
+    /// The same for a slice of a larger array (the evaluator's in-memory users): read in place,
+    /// never copied unless repeats are merged.
+    func run(user: String, events input: ArraySlice<Event>, policies: [any ReplayPolicy], collectImpressions: Bool,
+             progress: ((Int) -> Void)? = nil,
+             closed: ((_ stack: String, _ nanoseconds: Int64, _ scored: Bool, _ target: [String]?) -> Void)? = nil) throws -> UserReplayResult {
+        let events = options.mergeRepeats ? Self.mergingRepeats(input) : input
+        return try events.withUnsafeBufferPointer { events in
+            try replay(user: user, events: events, inputCount: input.count, policies: policies,
+                       collectImpressions: collectImpressions, progress: progress, closed: closed)
+        }
+    }
+
+    /// `run`'s body over the (merged) events, indexed from 0.
+    private func replay(user: String, events: UnsafeBufferPointer<Event>, inputCount: Int, policies: [any ReplayPolicy],
+                        collectImpressions: Bool, progress: ((Int) -> Void)?,
+                        closed: ((_ stack: String, _ nanoseconds: Int64, _ scored: Bool, _ target: [String]?) -> Void)?) throws -> UserReplayResult {
         var result = UserReplayResult(user: user)
         result.perPolicy = Array(repeating: PolicyUserTallies(), count: policies.count)
-        let events = options.mergeRepeats ? Self.mergingRepeats(input) : input
-        result.events = input.count
-        result.mergedRepeats = input.count - events.count
+        result.events = inputCount
+        result.mergedRepeats = inputCount - events.count
         guard let first = events.first else {
             result.skipReason = "no events"
             return result
@@ -350,7 +369,7 @@ struct UserReplay {
     }
 
     /// Whether `widget` of stack `slot` is engaged by an event after index `k` up to `limit`.
-    private static func isEngaged(widget: String, slot: Int, after k: Int, in events: [Event], until limit: Int64, book: StackBook) -> Bool {
+    private static func isEngaged(widget: String, slot: Int, after k: Int, in events: UnsafeBufferPointer<Event>, until limit: Int64, book: StackBook) -> Bool {
         var m = k + 1
         while m < events.count, events[m].time.nanosecondsSinceEpoch <= limit {
             for (s, ws) in book.engagements(of: events[m].payload) where s == slot && ws.contains(widget) { return true }
@@ -392,6 +411,14 @@ struct UserReplay {
     ///
     /// - Complexity: O(events).
     static func mergingRepeats(_ events: [Event]) -> [Event] {
+        let merged = mergingRepeats(events[...])
+        return merged.count == events.count ? events : Array(merged)
+    }
+
+    /// The same for a slice, returned as is (not copied) when nothing is dropped.
+    ///
+    /// - Complexity: O(events).
+    static func mergingRepeats(_ events: ArraySlice<Event>) -> ArraySlice<Event> {
         guard let firstRepeat = firstRepeat(in: events) else { return events }
         var out: [Event] = []
         out.reserveCapacity(events.count)
@@ -411,15 +438,15 @@ struct UserReplay {
             }
             out.append(e)
         }
-        return out
+        return out[...]
     }
 
     /// The index of the first `app_launch` that `mergingRepeats` drops, if any (so a session
     /// without repeats is not copied).
-    private static func firstRepeat(in events: [Event]) -> Int? {
+    private static func firstRepeat(in events: ArraySlice<Event>) -> Int? {
         var lastApp: String?
-        for (i, e) in events.enumerated() {
-            switch e.payload {
+        for i in events.indices {
+            switch events[i].payload {
             case .appLaunch(let app):
                 if app == lastApp { return i }
                 lastApp = app
