@@ -36,8 +36,9 @@ enum ContextualModel {
 
     /// Fills `scratch.features` (n × 8, row-major) with the feature values of `widgets` at `time`.
     ///
-    /// Hot path of every ranking and of every learning step: each array is read through a
-    /// buffer taken once per call (no per-widget reference counting or exclusivity checks).
+    /// Hot path of every ranking and of every learning step: each array of `fs` is fetched once
+    /// per call (one reference count per array, none per widget) and the kernel loop reads
+    /// through pointers; every sum and product is the same as a plain loop's, in the same order.
     /// - Complexity: O(n · (kernel bins + context pairs)).
     static func features(
         _ fs: FeatureState, widgets: [Int32], at time: EventTime, prior: Double,
