@@ -72,16 +72,20 @@ func runReplayBenchmark(_ arguments: [String]) throws {
     }
     var users = 64, days = 56, memoryEvents = 10_000_000
     var policy = PolicyRegistry.defaultPolicy
+    var threadCounts = [1, 2]
+    var measuresParse = true
     var i = 0
     while i < arguments.count {
         let value = i + 1 < arguments.count ? Int(arguments[i + 1]) : nil
         if arguments[i] == "--policy", i + 1 < arguments.count { policy = arguments[i + 1]; i += 2; continue }
+        if arguments[i] == "--no-parse" { measuresParse = false; i += 1; continue }
         switch (arguments[i], value) {
         case ("--users", let v?): users = v
         case ("--days", let v?): days = v
         case ("--memory-events", let v?): memoryEvents = v
+        case ("--threads", let v?) where v >= 1: threadCounts = [v]
         default:
-            throw EvaluationError("usage: smartstack-bench replay [--users N] [--days N] [--memory-events N (0 skips)] [--policy P]")
+            throw EvaluationError("usage: smartstack-bench replay [--users N] [--days N] [--memory-events N (0 skips)] [--policy P] [--threads N (only N; default 1 and 2)] [--no-parse]")
         }
         i += 2
     }
@@ -93,7 +97,7 @@ func runReplayBenchmark(_ arguments: [String]) throws {
     print(String(format: "  generated %d events in %.2f s", events.count, generate))
 
     var rates: [Int: Double] = [:]
-    for threads in [1, 2] {
+    for threads in threadCounts {
         var decisions = 0
         var best = Double.infinity
         var cpu = Double.infinity
@@ -111,20 +115,22 @@ func runReplayBenchmark(_ arguments: [String]) throws {
                      threads, threads == 1 ? "" : "s", best, Double(events.count) / best / 1e6, Double(decisions) / best / 1e3,
                      cpu, Double(events.count) / cpu / 1e6))
     }
-    print(String(format: "  speedup on 2 threads: %.2fx (target >= 1.7x); 1-thread target >= 1M events/s", rates[2]! / rates[1]!))
-
-    var bytes: [UInt8] = []
-    for e in events { JSONLWriter.append(e, to: &bytes) }
-    var parsed = 0
-    let parseCPU = cpuSeconds()
-    let parse = try seconds {
-        var reader = JSONLReader(bytes: bytes, name: "synthetic")
-        while try reader.next() != nil { parsed += 1 }
+    if let one = rates[1], let two = rates[2] {
+        print(String(format: "  speedup on 2 threads: %.2fx (target >= 1.7x); 1-thread target >= 1M events/s", two / one))
     }
-    let parseCPUSeconds = cpuSeconds() - parseCPU
-    print(String(format: "  JSONL parse (separate from replay, 1 thread): %d events, %.1f MB, %.2f s wall, %.2fM events/s; %.2fM events per CPU-second",
-                 parsed, Double(bytes.count) / 1e6, parse, Double(parsed) / parse / 1e6, Double(parsed) / parseCPUSeconds / 1e6))
-    bytes = []
+    if measuresParse {
+        var bytes: [UInt8] = []
+        for e in events { JSONLWriter.append(e, to: &bytes) }
+        var parsed = 0
+        let parseCPU = cpuSeconds()
+        let parse = try seconds {
+            var reader = JSONLReader(bytes: bytes, name: "synthetic")
+            while try reader.next() != nil { parsed += 1 }
+        }
+        let parseCPUSeconds = cpuSeconds() - parseCPU
+        print(String(format: "  JSONL parse (separate from replay, 1 thread): %d events, %.1f MB, %.2f s wall, %.2fM events/s; %.2fM events per CPU-second",
+                     parsed, Double(bytes.count) / 1e6, parse, Double(parsed) / parse / 1e6, Double(parsed) / parseCPUSeconds / 1e6))
+    }
     events = []
 
     guard memoryEvents > 0 else { return }

@@ -147,83 +147,84 @@ public final class UserEngine {
             propensity: propensity, ranking: ranking)
     }
 
-    /// The same decision as ``decide(stack:at:)`` with the display order as widget names (the
-    /// top, then the rest of the scorer's ranking in its order) instead of a `Ranking`: what a
-    /// replay reads, without building rankings.
+    /// The same decision as ``decide(stack:at:)`` with the display order written as widget names
+    /// into `order` (the top, then the rest of the scorer's ranking in its order) instead of a
+    /// `Ranking`: what a replay reads, without building rankings. `order`'s storage is reused,
+    /// so a replay holding one buffer per stack allocates nothing per decision.
     /// - Complexity: O(widgets · stacks).
-    package func decideOrder(stack: String, at time: EventTime) throws(EngineError)
-        -> (top: String?, order: [String], propensity: Double) {
+    package func decideOrder(stack: String, at time: EventTime, into order: inout [String]) throws(EngineError)
+        -> (top: String?, propensity: Double) {
         let s = try stackIndex(stack)
         score(stack: s, at: time)
         let (top, _, propensity) = rotate(stack: s, at: time)
         let widgets = features.stackWidgets[s]
-        var order: [String] = []
-        order.reserveCapacity(widgets.count)
+        order.removeAll(keepingCapacity: true)
         if top >= 0 { order.append(features.widgets[top]) }
         for k in 0..<widgets.count where widgets[scratch.order[k]] != top {
             order.append(features.widgets[widgets[scratch.order[k]]])
         }
-        return (top >= 0 ? features.widgets[top] : nil, order, propensity)
+        return (top >= 0 ? features.widgets[top] : nil, propensity)
     }
 
     /// Applies the rotation policy to stack `s` scored in `scratch`: the widget now on top (-1
     /// for none), the one before, and the propensity of the pick.
     private func rotate(stack s: Int, at time: EventTime) -> (top: Int32, previous: Int32, propensity: Double) {
-        var scratch = ScoringScratch()
-        swap(&scratch, &self.scratch)
-        defer { swap(&scratch, &self.scratch) }
-        rotation.ensure(stacks: features.stacks.count)
-        let widgets = features.stackWidgets[s]
-        let n = widgets.count
-        let ts = time.secondsSinceEpoch
-        let today = Int32(clamping: time.localDayNumber)
-        let previous = rotation.top[s]
+        // Works on `self.scratch` in place, as an inout argument (see `score(stack:at:)`).
+        func run(_ scratch: inout ScoringScratch) -> (top: Int32, previous: Int32, propensity: Double) {
+            rotation.ensure(stacks: features.stacks.count)
+            let widgets = features.stackWidgets[s]
+            let n = widgets.count
+            let ts = time.secondsSinceEpoch
+            let today = Int32(clamping: time.localDayNumber)
+            let previous = rotation.top[s]
 
-        var top: Int32 = -1
-        var propensity = 1.0
-        let pin = features.stackPins[s]
-        if pin >= 0, widgets.contains(pin) {
-            top = pin
-        } else {
-            // The scorer's distribution over candidates (eligible, not on top elsewhere).
-            if scratch.probabilities.count < n { scratch.probabilities = [Double](repeating: 0, count: n) }
-            var candidates = 0
-            var greedy = -1
-            for k in 0..<n {
-                let i = scratch.order[k]
-                scratch.probabilities[i] = 0
-                if scratch.eligible[i] && !rotation.isOnTopElsewhere(widgets[i], except: s) {
-                    candidates += 1
-                    if greedy < 0 { greedy = i }
+            var top: Int32 = -1
+            var propensity = 1.0
+            let pin = features.stackPins[s]
+            if pin >= 0, widgets.contains(pin) {
+                top = pin
+            } else {
+                // The scorer's distribution over candidates (eligible, not on top elsewhere).
+                if scratch.probabilities.count < n { scratch.probabilities = [Double](repeating: 0, count: n) }
+                var candidates = 0
+                var greedy = -1
+                for k in 0..<n {
+                    let i = scratch.order[k]
+                    scratch.probabilities[i] = 0
+                    if scratch.eligible[i] && !rotation.isOnTopElsewhere(widgets[i], except: s) {
+                        candidates += 1
+                        if greedy < 0 { greedy = i }
+                    }
                 }
-            }
-            var pick = greedy
-            if candidates > 0 {
-                if policy.kind == .bandit {
-                    explorationDistribution(&scratch, widgets: widgets, stack: s, candidates: candidates, greedy: greedy)
-                    var u = generator.nextUnit()
-                    pick = -1
+                var pick = greedy
+                if candidates > 0 {
+                    if policy.kind == .bandit {
+                        explorationDistribution(&scratch, widgets: widgets, stack: s, candidates: candidates, greedy: greedy)
+                        var u = generator.nextUnit()
+                        pick = -1
+                        for i in 0..<n where scratch.probabilities[i] > 0 {
+                            pick = i
+                            u -= scratch.probabilities[i]
+                            if u < 0 { break }
+                        }
+                    } else {
+                        scratch.probabilities[greedy] = 1
+                    }
+                }
+                top = resolve(pick, scratch, stack: s, widgets: widgets, at: ts, today: today)
+                if candidates > 0 && policy.kind == .bandit {
+                    propensity = 0
                     for i in 0..<n where scratch.probabilities[i] > 0 {
-                        pick = i
-                        u -= scratch.probabilities[i]
-                        if u < 0 { break }
-                    }
-                } else {
-                    scratch.probabilities[greedy] = 1
-                }
-            }
-            top = resolve(pick, scratch, stack: s, widgets: widgets, at: ts, today: today)
-            if candidates > 0 && policy.kind == .bandit {
-                propensity = 0
-                for i in 0..<n where scratch.probabilities[i] > 0 {
-                    if resolve(i, scratch, stack: s, widgets: widgets, at: ts, today: today) == top {
-                        propensity += scratch.probabilities[i]
+                        if resolve(i, scratch, stack: s, widgets: widgets, at: ts, today: today) == top {
+                            propensity += scratch.probabilities[i]
+                        }
                     }
                 }
             }
+            rotation.show(top, stack: s, previous: previous, at: ts, today: today)
+            return (top, previous, propensity)
         }
-        rotation.show(top, stack: s, previous: previous, at: ts, today: today)
-        return (top, previous, propensity)
+        return run(&scratch)
     }
 
     /// The bandit's exploration probabilities over candidates into `scratch.probabilities`.
@@ -322,53 +323,50 @@ public final class UserEngine {
 
     /// Scores stack `s` into `scratch.scores`, `scratch.eligible` and `scratch.order`.
     func score(stack s: Int, at time: EventTime) {
-        var scratch = ScoringScratch()
-        swap(&scratch, &self.scratch)
-        defer { swap(&scratch, &self.scratch) }
         let widgets = features.stackWidgets[s]
         let n = widgets.count
-        if scratch.scores.count < n {
-            scratch.scores = [Double](repeating: 0, count: n)
-            scratch.eligible = [Bool](repeating: true, count: n)
-        }
-        // Grow only: stacks of different sizes share the buffers, and readers index rows < n.
-        if scratch.order.count < n { scratch.order = Array(0..<n) }
         let ts = time.secondsSinceEpoch
-        switch policy.kind {
-        case .contextual, .bandit:
-            ContextualModel.features(features, widgets: widgets, at: time, prior: policy.prior, scratch: &scratch)
-            let theta = learnsWeights ? bandit.theta : ContextualModel.defaultWeights
-            let F = ContextualModel.featureCount
-            for i in 0..<n {
-                var v = 0.0
-                for k in 0..<F { v += theta[k] * scratch.features[i * F + k] }
-                scratch.scores[i] = v
+        // Works on `self.scratch` in place, as an inout argument: no swap or copy of its
+        // buffers and no per-access checks (nothing else reads it meanwhile).
+        func rank(_ scratch: inout ScoringScratch) {
+            scratch.prepareRanking(widgets: n)
+            switch policy.kind {
+            case .contextual, .bandit:
+                ContextualModel.features(features, widgets: widgets, at: time, prior: policy.prior, scratch: &scratch)
+                let theta = learnsWeights ? bandit.theta : ContextualModel.defaultWeights
+                let F = ContextualModel.featureCount
+                for i in 0..<n {
+                    var v = 0.0
+                    for k in 0..<F { v += theta[k] * scratch.features[i * F + k] }
+                    scratch.scores[i] = v
+                }
+            case .external:
+                let given = external?.scores(stack: features.stacks[Int32(s)], widgets: features.stackConfigs[s], at: time) ?? []
+                for i in 0..<n { scratch.scores[i] = i < given.count && !given[i].isNaN ? given[i] : -Double.infinity }
+            default:
+                Baselines.scores(policy.kind, policy: policy, features, widgets: widgets, at: time, into: &scratch.scores)
             }
-        case .external:
-            let given = external?.scores(stack: features.stacks[Int32(s)], widgets: features.stackConfigs[s], at: time) ?? []
-            for i in 0..<n { scratch.scores[i] = i < given.count && !given[i].isNaN ? given[i] : -Double.infinity }
-        default:
-            Baselines.scores(policy.kind, policy: policy, features, widgets: widgets, at: time, into: &scratch.scores)
-        }
-        for i in 0..<n { scratch.eligible[i] = features.isEligible(Int(widgets[i]), at: ts) }
-        // Order: pinned, eligible by score (ties: configured order), ineligible in order.
-        let pin = features.stackPins[s]
-        for i in 0..<n { scratch.order[i] = i }
-        func before(_ a: Int, _ b: Int) -> Bool {
-            let pa = widgets[a] == pin, pb = widgets[b] == pin
-            if pa != pb { return pa }
-            if scratch.eligible[a] != scratch.eligible[b] { return scratch.eligible[a] }
-            if scratch.eligible[a] && scratch.scores[a] != scratch.scores[b] { return scratch.scores[a] > scratch.scores[b] }
-            return a < b
-        }
-        if n > 1 {
-            for i in 1..<n {
-                let x = scratch.order[i]
-                var j = i - 1
-                while j >= 0 && before(x, scratch.order[j]) { scratch.order[j + 1] = scratch.order[j]; j -= 1 }
-                scratch.order[j + 1] = x
+            for i in 0..<n { scratch.eligible[i] = features.isEligible(Int(widgets[i]), at: ts) }
+            // Order: pinned, eligible by score (ties: configured order), ineligible in order.
+            let pin = features.stackPins[s]
+            for i in 0..<n { scratch.order[i] = i }
+            func before(_ a: Int, _ b: Int, _ scratch: borrowing ScoringScratch) -> Bool {
+                let pa = widgets[a] == pin, pb = widgets[b] == pin
+                if pa != pb { return pa }
+                if scratch.eligible[a] != scratch.eligible[b] { return scratch.eligible[a] }
+                if scratch.eligible[a] && scratch.scores[a] != scratch.scores[b] { return scratch.scores[a] > scratch.scores[b] }
+                return a < b
+            }
+            if n > 1 {
+                for i in 1..<n {
+                    let x = scratch.order[i]
+                    var j = i - 1
+                    while j >= 0 && before(x, scratch.order[j], scratch) { scratch.order[j + 1] = scratch.order[j]; j -= 1 }
+                    scratch.order[j + 1] = x
+                }
             }
         }
+        rank(&scratch)
     }
 
     private func makeRanking(stack s: Int, name: String, at time: EventTime) -> Ranking {

@@ -53,14 +53,14 @@ struct CircularTimeKernel: Sendable, Codable, Hashable {
     /// The bin of a local second of day.
     @inline(__always) static func bin(ofSecond s: Int) -> Int { s / binSeconds }
 
-    /// Fills `weights` (size `2 * reach + 1`) with kernel weights for bins
-    /// `first ..< first + 2*reach+1` (mod 96) around local second `s`; returns `first`.
-    func weights(atSecond s: Int, into weights: inout [Double]) -> Int {
-        let centre = Self.bin(ofSecond: s)
+    /// Calls `body` with the first bin (`first ..< first + 2*reach+1`, mod 96; may be negative)
+    /// and the `2 * reach + 1` kernel weights of those bins around local second `s`, read in
+    /// place from the table (no copy).
+    @inline(__always)
+    func withWeights<T>(atSecond s: Int, _ body: (_ first: Int, _ weights: UnsafeBufferPointer<Double>) -> T) -> T {
         let count = 2 * reach + 1
-        if weights.count != count { weights = [Double](repeating: 0, count: count) }
         let row = (s % Self.binSeconds) / 60 * count
-        for k in 0..<count { weights[k] = table[row + k] }
-        return centre - reach
+        let first = Self.bin(ofSecond: s) - reach
+        return table.withUnsafeBufferPointer { body(first, UnsafeBufferPointer(rebasing: $0[row ..< row + count])) }
     }
 }

@@ -1,26 +1,90 @@
 /// Maps strings (widget, app, stack, place ids) to dense small integers so hot paths index
 /// arrays instead of hashing strings. Encodes as its list of names only.
+///
+/// Every event interns or looks up a few names, so the look-up is its own small hash table:
+/// the name's UTF-8 bytes are hashed with 64-bit FNV-1a (a few instructions per byte, cheaper
+/// than `Dictionary`'s seeded SipHash for short ids, and the same in every process) into an
+/// open-addressing table with linear probing, kept at most half full. A name's index is its
+/// position in `names`, so it never depends on the hash.
 struct Interner: Sendable, Codable {
     private(set) var names: [String] = []
-    private var indices: [String: Int32] = [:]
+    /// The hash of each name, in `names` order (compared before the strings, and rehashed from).
+    private var hashes: [UInt64] = []
+    /// The table: index + 1 of the name hashed there, 0 for an empty slot. Its size is a power
+    /// of two, at least twice the number of names (or 0 before the first name).
+    private var slots: [Int32] = []
 
     init() {}
 
     var count: Int { names.count }
 
     /// The index of `name`, adding it if new.
+    /// - Complexity: O(length of `name`) expected; amortised O(1) table growth.
     mutating func intern(_ name: String) -> Int32 {
-        if let i = indices[name] { return i }
+        let h = Self.hash(name)
+        if let i = find(name, hash: h) { return i }
         let i = Int32(names.count)
         names.append(name)
-        indices[name] = i
+        hashes.append(h)
+        if 2 * names.count > slots.count {
+            rehash(capacity: max(16, 2 * slots.count))
+        } else {
+            insert(i, hash: h)
+        }
         return i
     }
 
     /// The index of `name` if already known.
-    func index(of name: String) -> Int32? { indices[name] }
+    /// - Complexity: O(length of `name`) expected.
+    func index(of name: String) -> Int32? { find(name, hash: Self.hash(name)) }
 
     subscript(i: Int32) -> String { names[Int(i)] }
+
+    @inline(__always)
+    private func find(_ name: String, hash h: UInt64) -> Int32? {
+        guard !slots.isEmpty else { return nil }
+        let mask = slots.count - 1
+        var s = Self.slot(h, mask: mask)
+        while true {
+            let v = slots[s]
+            if v == 0 { return nil }
+            let i = Int(v) - 1
+            if hashes[i] == h && names[i] == name { return Int32(i) }
+            s = (s + 1) & mask
+        }
+    }
+
+    private mutating func insert(_ i: Int32, hash h: UInt64) {
+        let mask = slots.count - 1
+        var s = Self.slot(h, mask: mask)
+        while slots[s] != 0 { s = (s + 1) & mask }
+        slots[s] = i + 1
+    }
+
+    private mutating func rehash(capacity: Int) {
+        slots = [Int32](repeating: 0, count: capacity)
+        for i in names.indices { insert(Int32(i), hash: hashes[i]) }
+    }
+
+    /// The table slot of a hash: its high bits after a multiplicative mix (the low bits of
+    /// FNV-1a alone vary too little between ids that differ only at the end).
+    @inline(__always)
+    private static func slot(_ h: UInt64, mask: Int) -> Int {
+        Int(truncatingIfNeeded: (h &* 0x9E37_79B9_7F4A_7C15) >> 32) & mask
+    }
+
+    /// 64-bit FNV-1a of the UTF-8 bytes of `name`.
+    @inline(__always)
+    static func hash(_ name: String) -> UInt64 {
+        @inline(__always) func fnv(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+            var h: UInt64 = 0xCBF2_9CE4_8422_2325
+            for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
+            return h
+        }
+        if let h = name.utf8.withContiguousStorageIfAvailable(fnv) { return h }
+        var copy = name
+        return copy.withUTF8(fnv)
+    }
 
     init(from decoder: any Decoder) throws {
         var c = try decoder.unkeyedContainer()

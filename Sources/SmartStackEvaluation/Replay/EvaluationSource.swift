@@ -58,7 +58,8 @@ struct UserEventReader {
     }
 
     /// Streams `source`, calling `deliver(index, user, events)` for each user in the order met.
-    func read(_ source: EvaluationSource, deliver: (Int, String, [Event]) throws -> Void) throws -> Scan {
+    /// In-memory events sorted by user are handed over as slices of the source (no copy).
+    func read(_ source: EvaluationSource, deliver: (Int, String, ArraySlice<Event>) throws -> Void) throws -> Scan {
         switch source {
         case .events(let events, _):
             if let scan = try readContiguousRuns(events, deliver: deliver) { return scan }
@@ -88,7 +89,7 @@ struct UserEventReader {
             for (i, u) in scan.users.enumerated() {
                 let userEvents = groups[i]
                 groups[i] = []
-                try deliver(i, u, userEvents)
+                try deliver(i, u, userEvents[...])
             }
             return scan
         case .database(let path):
@@ -110,7 +111,7 @@ struct UserEventReader {
             for (i, u) in scan.users.enumerated() {
                 let events = try store.events(EventQuery(user: u))
                 scan.counts[u] = events.count
-                try deliver(i, u, events)
+                try deliver(i, u, events[...])
             }
             return scan
         case .files(let paths):
@@ -135,7 +136,7 @@ struct UserEventReader {
     /// after grouping everything; `nil` (nothing delivered) when some user's events are split.
     ///
     /// - Complexity: O(events).
-    private func readContiguousRuns(_ events: [Event], deliver: (Int, String, [Event]) throws -> Void) throws -> Scan? {
+    private func readContiguousRuns(_ events: [Event], deliver: (Int, String, ArraySlice<Event>) throws -> Void) throws -> Scan? {
         var scan = Scan()
         var starts: [Int] = []
         var seen: Set<String> = []
@@ -152,7 +153,7 @@ struct UserEventReader {
         starts.append(events.count)
         scan.totalEvents = events.count
         counters.total.store(events.count, ordering: .relaxed)
-        for (i, u) in scan.users.enumerated() { try deliver(i, u, Array(events[starts[i]..<starts[i + 1]])) }
+        for (i, u) in scan.users.enumerated() { try deliver(i, u, events[starts[i]..<starts[i + 1]]) }
         return scan
     }
 
@@ -206,22 +207,22 @@ struct UserEventReader {
         return scan
     }
 
-    private func streamContiguous(_ paths: [String], scan: Scan, deliver: (Int, String, [Event]) throws -> Void) throws {
+    private func streamContiguous(_ paths: [String], scan: Scan, deliver: (Int, String, ArraySlice<Event>) throws -> Void) throws {
         var current: [Event] = []
         var index = 0
         try forEachEvent(paths) { e in
             if let u = current.first?.user, u != e.user {
-                try deliver(index, u, current)
+                try deliver(index, u, current[...])
                 index += 1
                 current = []
                 current.reserveCapacity(scan.counts[e.user] ?? 0)
             }
             current.append(e)
         }
-        if let u = current.first?.user { try deliver(index, u, current) }
+        if let u = current.first?.user { try deliver(index, u, current[...]) }
     }
 
-    private func spillAndGroup(_ paths: [String], scan: inout Scan, deliver: (Int, String, [Event]) throws -> Void) throws {
+    private func spillAndGroup(_ paths: [String], scan: inout Scan, deliver: (Int, String, ArraySlice<Event>) throws -> Void) throws {
         // Pack users, in the order met, into spill files of at most `spillBudget` events.
         var bucketOf: [String: Int] = [:]
         var bucketUsers: [[String]] = [[]]
@@ -274,7 +275,7 @@ struct UserEventReader {
             var groups: [String: [Event]] = [:]
             try forEachEvent([path]) { e in groups[e.user, default: []].append(e) }
             for u in bucketUsers[b] {
-                try deliver(index, u, groups.removeValue(forKey: u) ?? [])
+                try deliver(index, u, (groups.removeValue(forKey: u) ?? [])[...])
                 index += 1
             }
         }

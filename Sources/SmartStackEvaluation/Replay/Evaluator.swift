@@ -115,12 +115,24 @@ public struct Evaluator: Sendable {
     ///
     /// - Complexity: O(n) when already ordered, else O(n log n).
     static func timeOrdered(_ events: [Event]) -> [Event] {
-        var ordered = true
+        isTimeOrdered(events[...]) ? events : sortedByTime(events[...])
+    }
+
+    /// The same for one user's slice, returned as is (not copied) when already in time order.
+    ///
+    /// - Complexity: O(n) when already ordered, else O(n log n).
+    static func timeOrdered(_ events: ArraySlice<Event>) -> ArraySlice<Event> {
+        isTimeOrdered(events) ? events : sortedByTime(events)[...]
+    }
+
+    private static func isTimeOrdered(_ events: ArraySlice<Event>) -> Bool {
         for i in events.indices.dropFirst() where events[i].time.nanosecondsSinceEpoch < events[i - 1].time.nanosecondsSinceEpoch {
-            ordered = false
-            break
+            return false
         }
-        if ordered { return events }
+        return true
+    }
+
+    private static func sortedByTime(_ events: ArraySlice<Event>) -> [Event] {
         let idx = events.indices.sorted {
             let a = events[$0].time.nanosecondsSinceEpoch, b = events[$1].time.nanosecondsSinceEpoch
             return a != b ? a < b : $0 < $1

@@ -84,10 +84,21 @@ public final class EngineReplayPolicy: ReplayPolicy {
     ///
     /// - Complexity: O(widgets) plus the engine's decision.
     public func decide(stack: String, widgets: [WidgetConfig], at time: EventTime) throws -> ReplayDecision {
-        var decision = try engine.decideOrder(stack: stack, at: time)
-        if decision.order.count < widgets.count {
-            for w in widgets where !decision.order.contains(w.id) { decision.order.append(w.id) }
+        var order: [String] = []
+        let decision = try decide(stack: stack, widgets: widgets, at: time, into: &order)
+        return ReplayDecision(top: decision.top, order: order, propensity: decision.propensity)
+    }
+
+    /// The same decision with the display order written into `order`, whose storage is reused:
+    /// the replay's hot path, which allocates nothing per decision.
+    ///
+    /// - Complexity: O(widgets) plus the engine's decision.
+    func decide(stack: String, widgets: [WidgetConfig], at time: EventTime, into order: inout [String]) throws
+        -> (top: String?, propensity: Double) {
+        let decision = try engine.decideOrder(stack: stack, at: time, into: &order)
+        if order.count < widgets.count {
+            for w in widgets where !order.contains(w.id) { order.append(w.id) }
         }
-        return ReplayDecision(top: decision.top, order: decision.order, propensity: decision.propensity)
+        return decision
     }
 }

@@ -98,8 +98,13 @@ struct UserReplay {
         var pendingEngaged = false
         var pendingScored = false
         var pendingDay = 0
-        /// The display order of the open decision.
+        /// The display order of the open decision (its storage reused by every decision).
         var order: [String] = []
+        /// The user-local key of `top` once known (keys never change once assigned).
+        var topKey: Int32?
+        /// The day and key last added to the day's set of top keys (adding again is a no-op).
+        var keyedDay = -1
+        var keyedKey: Int32 = -1
     }
 
     /// Per stack open decision (policy independent): its instant, whether scored, and target.
@@ -119,11 +124,30 @@ struct UserReplay {
     func run(user: String, events input: [Event], policies: [any ReplayPolicy], collectImpressions: Bool,
              progress: ((Int) -> Void)? = nil,
              closed: ((_ stack: String, _ nanoseconds: Int64, _ scored: Bool, _ target: [String]?) -> Void)? = nil) throws -> UserReplayResult {
+        try run(user: user, events: input[...], policies: policies, collectImpressions: collectImpressions,
+                progress: progress, closed: closed)
+    }
+
+    /// The same for a slice of a larger array (the evaluator's in-memory users): read in place,
+    /// never copied unless repeats are merged.
+    func run(user: String, events input: ArraySlice<Event>, policies: [any ReplayPolicy], collectImpressions: Bool,
+             progress: ((Int) -> Void)? = nil,
+             closed: ((_ stack: String, _ nanoseconds: Int64, _ scored: Bool, _ target: [String]?) -> Void)? = nil) throws -> UserReplayResult {
+        let events = options.mergeRepeats ? Self.mergingRepeats(input) : input
+        return try events.withUnsafeBufferPointer { events in
+            try replay(user: user, events: events, inputCount: input.count, policies: policies,
+                       collectImpressions: collectImpressions, progress: progress, closed: closed)
+        }
+    }
+
+    /// `run`'s body over the (merged) events, indexed from 0.
+    private func replay(user: String, events: UnsafeBufferPointer<Event>, inputCount: Int, policies: [any ReplayPolicy],
+                        collectImpressions: Bool, progress: ((Int) -> Void)?,
+                        closed: ((_ stack: String, _ nanoseconds: Int64, _ scored: Bool, _ target: [String]?) -> Void)?) throws -> UserReplayResult {
         var result = UserReplayResult(user: user)
         result.perPolicy = Array(repeating: PolicyUserTallies(), count: policies.count)
-        let events = options.mergeRepeats ? Self.mergingRepeats(input) : input
-        result.events = input.count
-        result.mergedRepeats = input.count - events.count
+        result.events = inputCount
+        result.mergedRepeats = inputCount - events.count
         guard let first = events.first else {
             result.skipReason = "no events"
             return result
@@ -141,6 +165,8 @@ struct UserReplay {
         let windowNs = Int64((options.window * 1e9).rounded())
         let flickerNs = Int64((options.flickerWindow * 1e9).rounded())
 
+        // Engine policies decide into each track's reused order buffer (no allocation).
+        let engines = policies.map { $0 as? EngineReplayPolicy }
         var book = StackBook()
         var open: [OpenDecision?] = []
         var tracks: [[Track]] = Array(repeating: [], count: policies.count)
@@ -184,6 +210,45 @@ struct UserReplay {
             t.pendingTo = nil
         }
 
+        /// Policy `p` shows `top` on stack `slot` after a decision at `ns`: tallies rotations,
+        /// flickers, dwell times and the day's distinct tops.
+        func show(_ top: String, on t: inout Track, policy p: Int, slot: Int, at ns: Int64, scored: Bool, day: Int, hour: Int) {
+            if !t.hasDecided || t.top == nil {
+                t.hasDecided = true
+                t.top = top
+                t.topKey = nil
+                t.topSince = ns
+                result.perPolicy[p].topChanges.append(TopChange(nanoseconds: ns, stack: slot, widget: top))
+            } else if top != t.top {
+                if scored {
+                    result.perPolicy[p].days[day].rotations += 1
+                    result.perPolicy[p].byHour[hour].rotations += 1
+                    if t.lastRotationFrom == top, ns - t.lastRotationAt <= flickerNs {
+                        result.perPolicy[p].days[day].flickers += 1
+                    }
+                    result.perPolicy[p].days[day].dwellMinutes.append(Double(ns - t.topSince) / 60e9)
+                }
+                resolvePending(&t, policy: p)
+                t.pendingTo = top
+                t.pendingEngaged = false
+                t.pendingScored = scored
+                t.pendingDay = day
+                t.lastRotationFrom = t.top
+                t.lastRotationAt = ns
+                t.top = top
+                t.topKey = nil
+                t.topSince = ns
+                result.perPolicy[p].topChanges.append(TopChange(nanoseconds: ns, stack: slot, widget: top))
+            }
+            guard scored else { return }
+            if t.topKey == nil { t.topKey = book.key(slot: slot, widget: top) }
+            if let key = t.topKey, key != t.keyedKey || day != t.keyedDay {
+                dayTopKeys[p][day].insert(key)
+                t.keyedKey = key
+                t.keyedDay = day
+            }
+        }
+
         var i = 0
         let n = events.count
         var processed = 0
@@ -196,8 +261,7 @@ struct UserReplay {
             var isDecisionPoint = false
             if !book.isEmpty {
                 for k in i..<j {
-                    let payload = events[k].payload
-                    if hasScreenOn ? payload == .screenOn : book.isEngagement(payload) { isDecisionPoint = true; break }
+                    if hasScreenOn ? events[k].payload.isScreenOn : book.isEngagement(events[k].payload) { isDecisionPoint = true; break }
                 }
             }
             if isDecisionPoint {
@@ -229,58 +293,36 @@ struct UserReplay {
                     open[slot] = OpenDecision(nanoseconds: ns, scored: scored, day: day, hour: hour, target: nil)
                     for p in 0..<policies.count {
                         if tracks[p].count <= slot { tracks[p].append(contentsOf: repeatElement(Track(), count: slot + 1 - tracks[p].count)) }
-                        let decision: ReplayDecision
+                        let top: String?
                         do {
-                            decision = try policies[p].decide(stack: stack.id, widgets: stack.widgets, at: time)
+                            if let engine = engines[p] {
+                                top = try engine.decide(stack: stack.id, widgets: stack.widgets, at: time, into: &tracks[p][slot].order).top
+                            } else {
+                                let decision = try policies[p].decide(stack: stack.id, widgets: stack.widgets, at: time)
+                                tracks[p][slot].order = decision.order
+                                top = decision.top
+                            }
                         } catch {
                             throw EvaluationError("policy failed for user '\(user)', stack '\(stack.id)' at \(time.rfc3339): \(error)")
                         }
-                        // Moved out and back (not copied), so its buffers stay uniquely referenced.
-                        var t = Track()
-                        swap(&t, &tracks[p][slot])
-                        t.order = decision.order
-                        if let top = decision.top {
-                            if !t.hasDecided || t.top == nil {
-                                t.hasDecided = true
-                                t.top = top
-                                t.topSince = ns
-                                result.perPolicy[p].topChanges.append(TopChange(nanoseconds: ns, stack: slot, widget: top))
-                            } else if top != t.top {
-                                if scored {
-                                    result.perPolicy[p].days[day].rotations += 1
-                                    result.perPolicy[p].byHour[hour].rotations += 1
-                                    if t.lastRotationFrom == top, ns - t.lastRotationAt <= flickerNs {
-                                        result.perPolicy[p].days[day].flickers += 1
-                                    }
-                                    result.perPolicy[p].days[day].dwellMinutes.append(Double(ns - t.topSince) / 60e9)
-                                }
-                                resolvePending(&t, policy: p)
-                                t.pendingTo = top
-                                t.pendingEngaged = false
-                                t.pendingScored = scored
-                                t.pendingDay = day
-                                t.lastRotationFrom = t.top
-                                t.lastRotationAt = ns
-                                t.top = top
-                                t.topSince = ns
-                                result.perPolicy[p].topChanges.append(TopChange(nanoseconds: ns, stack: slot, widget: top))
-                            }
-                            if scored, let key = book.key(slot: slot, widget: top) { dayTopKeys[p][day].insert(key) }
+                        if let top {
+                            show(top, on: &tracks[p][slot], policy: p, slot: slot, at: ns, scored: scored, day: day, hour: hour)
                         }
-                        tracks[p][slot] = t
                     }
                 }
             }
 
             // 2. Then learn from the events at `ns` and attribute engagements.
             for k in i..<j {
-                let event = events[k]
-                for policy in policies { policy.record(event) }
-                switch event.payload {
+                // `events[k]` is read in place throughout (a local copy would retain its strings).
+                for p in 0..<policies.count {
+                    if let engine = engines[p] { engine.record(events[k]) } else { policies[p].record(events[k]) }
+                }
+                switch events[k].payload {
                 case .stackConfig(let stack, let widgets):
                     book.configure(stack: stack, widgets: widgets)
                 case .appLaunch, .widgetTap:
-                    for (slot, widgets) in book.engagements(of: event.payload) {
+                    for (slot, widgets) in book.engagements(of: events[k].payload) {
                         if slot < open.count, var d = open[slot], d.target == nil, ns - d.nanoseconds <= windowNs {
                             d.target = widgets
                             open[slot] = d
@@ -288,7 +330,7 @@ struct UserReplay {
                         for p in 0..<policies.count where slot < tracks[p].count {
                             if let to = tracks[p][slot].pendingTo, widgets.contains(to) { tracks[p][slot].pendingEngaged = true }
                         }
-                        if let w = widgets.first { result.engagements.append(EngagementRecord(time: event.time, stack: slot, widget: w)) }
+                        if let w = widgets.first { result.engagements.append(EngagementRecord(time: events[k].time, stack: slot, widget: w)) }
                     }
                 case .widgetImpression(let stack, let widget, let propensity?, _) where collectImpressions && ns >= warmupEnd:
                     guard let slot = book.slot(of: stack) else { break }
@@ -298,7 +340,7 @@ struct UserReplay {
                     result.impressions.append(LoggedImpression(
                         propensity: propensity, actionCount: Int16(clamping: candidates.count),
                         loggedAction: Int16(clamping: logged), stack: Int16(clamping: slot),
-                        hour: UInt8(event.time.localHour), isEngaged: engaged))
+                        hour: UInt8(events[k].time.localHour), isEngaged: engaged))
                     for p in 0..<policies.count {
                         let top = slot < tracks[p].count ? tracks[p][slot].top : nil
                         result.perPolicy[p].impressionActions.append(Int16(clamping: top.flatMap { candidates.firstIndex(of: $0) } ?? -1))
@@ -327,7 +369,7 @@ struct UserReplay {
     }
 
     /// Whether `widget` of stack `slot` is engaged by an event after index `k` up to `limit`.
-    private static func isEngaged(widget: String, slot: Int, after k: Int, in events: [Event], until limit: Int64, book: StackBook) -> Bool {
+    private static func isEngaged(widget: String, slot: Int, after k: Int, in events: UnsafeBufferPointer<Event>, until limit: Int64, book: StackBook) -> Bool {
         var m = k + 1
         while m < events.count, events[m].time.nanosecondsSinceEpoch <= limit {
             for (s, ws) in book.engagements(of: events[m].payload) where s == slot && ws.contains(widget) { return true }
@@ -369,6 +411,14 @@ struct UserReplay {
     ///
     /// - Complexity: O(events).
     static func mergingRepeats(_ events: [Event]) -> [Event] {
+        let merged = mergingRepeats(events[...])
+        return merged.count == events.count ? events : Array(merged)
+    }
+
+    /// The same for a slice, returned as is (not copied) when nothing is dropped.
+    ///
+    /// - Complexity: O(events).
+    static func mergingRepeats(_ events: ArraySlice<Event>) -> ArraySlice<Event> {
         guard let firstRepeat = firstRepeat(in: events) else { return events }
         var out: [Event] = []
         out.reserveCapacity(events.count)
@@ -388,15 +438,15 @@ struct UserReplay {
             }
             out.append(e)
         }
-        return out
+        return out[...]
     }
 
     /// The index of the first `app_launch` that `mergingRepeats` drops, if any (so a session
     /// without repeats is not copied).
-    private static func firstRepeat(in events: [Event]) -> Int? {
+    private static func firstRepeat(in events: ArraySlice<Event>) -> Int? {
         var lastApp: String?
-        for (i, e) in events.enumerated() {
-            switch e.payload {
+        for i in events.indices {
+            switch events[i].payload {
             case .appLaunch(let app):
                 if app == lastApp { return i }
                 lastApp = app
@@ -411,3 +461,11 @@ struct UserReplay {
 }
 
 import Foundation
+
+private extension EventPayload {
+    /// Whether this is a `screen_on` (a pattern match: no copy of the payload).
+    var isScreenOn: Bool {
+        if case .screenOn = self { return true }
+        return false
+    }
+}
