@@ -57,7 +57,10 @@ public final class Connection: Sendable {
     ///
     /// The file is not read until the first statement runs, so a file that is not a database is
     /// reported by the first query (`SQLITE_NOTADB`), not here.
-    public init(path: String, options: Options = Options()) throws(SQLiteError) {
+    ///
+    /// `whenClosed` is called once, when the connection is released, after SQLite has closed the
+    /// database (`sqlite3_close_v2` returned); it is not called when the init throws.
+    public init(path: String, options: Options = Options(), whenClosed: (@Sendable () -> Void)? = nil) throws(SQLiteError) {
         _ = sqliteConfiguration
         var flags = SQLITE_OPEN_NOMUTEX  // the Mutex below serializes every use of the handle
         if options.isReadOnly {
@@ -80,7 +83,7 @@ public final class Connection: Sendable {
         sqlite3_busy_timeout(handle, Int32(milliseconds))
         self.path = path
         self.options = options
-        self.database = Mutex(Database(handle: handle, path: path))
+        self.database = Mutex(Database(handle: handle, path: path, whenClosed: whenClosed))
     }
 
     /// Runs `body` with exclusive use of the database.

@@ -19,16 +19,21 @@ public final class Database {
     public let path: String
     let handle: OpaquePointer
     private var statementCache: [String: Statement] = [:]
+    /// Called once SQLite has closed the database (see ``Connection/init(path:options:whenClosed:)``).
+    private let whenClosed: (@Sendable () -> Void)?
 
-    init(handle: OpaquePointer, path: String) {
+    init(handle: OpaquePointer, path: String, whenClosed: (@Sendable () -> Void)? = nil) {
         self.handle = handle
         self.path = path
+        self.whenClosed = whenClosed
     }
 
     deinit {
         statementCache.removeAll()
-        // close_v2 defers the close until any statement still alive is finalized.
+        // close_v2 defers the close until any statement still alive is finalized; none is: the
+        // cached ones were just finalized, and no other can outlive the closure it was made in.
         sqlite3_close_v2(handle)
+        whenClosed?()
     }
 
     // MARK: Statements

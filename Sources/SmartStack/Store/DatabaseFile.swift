@@ -21,17 +21,56 @@ enum DatabaseFile {
     }
 
     /// What ``prepare(_:readOnly:)`` found.
-    struct Prepared {
+    struct Prepared: Sendable {
         /// Whether the file was created.
         var isCreated: Bool
         /// Whether another process has the database open through SQLite (see
-        /// ``isOpenElsewhere(_:)``).
+        /// ``isOpenElsewhere(_:)``), or a store of this process has: either may change it.
         var isOpenElsewhere: Bool
+        /// The file, registered in ``DatabaseRegistry`` once more until the caller releases it.
+        var identity: DatabaseRegistry.FileIdentity
     }
 
     /// Makes sure `path` is a regular file SQLite can open; creates it with mode 0600 when it
-    /// does not exist and `readOnly` is false.
+    /// does not exist and `readOnly` is false. Registers the file in ``DatabaseRegistry``: the
+    /// caller releases ``Prepared/identity`` once it has opened (or failed to open) the file.
+    ///
+    /// A file a store of this process has open is checked without opening a descriptor of it:
+    /// closing one would cancel the POSIX locks of that store's connection (see
+    /// ``DatabaseRegistry``).
     static func prepare(_ path: String, readOnly: Bool) throws(StoreError) -> Prepared {
+        try DatabaseRegistry.withLock { (registrations: inout DatabaseRegistry.Registrations) throws(StoreError) -> Prepared in
+            var info = stat()
+            if stat(path, &info) == 0, registrations.contains(DatabaseRegistry.FileIdentity(info)) {
+                try checkOpenFile(path, info, readOnly: readOnly)
+                let prepared = Prepared(isCreated: false, isOpenElsewhere: true, identity: DatabaseRegistry.FileIdentity(info))
+                registrations.register(prepared.identity)
+                return prepared
+            }
+            // No store of this process has the file open (a file renamed onto `path` between the
+            // `stat` above and the `open` below is the only way around this check), so a
+            // descriptor of it may be opened and closed.
+            let prepared = try checkClosedFile(path, readOnly: readOnly)
+            registrations.register(prepared.identity)
+            return prepared
+        }
+    }
+
+    /// Checks the file at `path`, which a store of this process has open, with `stat` and
+    /// `faccessat` only; reports what `open` would have.
+    private static func checkOpenFile(_ path: String, _ info: stat, readOnly: Bool) throws(StoreError) {
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw StoreError(kind: .cannotOpen, path: path, message: "is not a regular file, so it cannot be a database")
+        }
+        // The access `open` checks: read for a read-only open, read and write otherwise.
+        guard faccessat(AT_FDCWD, path, readOnly ? R_OK : R_OK | W_OK, AT_EACCESS) == 0 else {
+            throw openFailure(errno, path: path, readOnly: readOnly)
+        }
+    }
+
+    /// Checks (and when needed creates) the file at `path`, which no store of this process has
+    /// open, through a descriptor closed before returning.
+    private static func checkClosedFile(_ path: String, readOnly: Bool) throws(StoreError) -> Prepared {
         func failure(_ message: String, _ kind: StoreError.Kind = .cannotOpen) -> StoreError {
             StoreError(kind: kind, path: path, message: message)
         }
@@ -49,27 +88,7 @@ enum DatabaseFile {
             }
         }
         guard descriptor >= 0 else {
-            let code = errno
-            switch code {
-            case EISDIR:
-                throw failure("is a directory, not a database file")
-            case ENOENT:
-                throw failure(readOnly ? "no such database file" : "cannot create the database: the directory does not exist")
-            case EACCES, EPERM:
-                if readOnly {
-                    throw failure("permission denied: cannot read the database file", .readOnly)
-                } else if access(path, F_OK) == 0 {
-                    throw failure("the database file is read-only for this user (permission denied): changing the log needs write access to it; reading it works", .readOnly)
-                } else {
-                    throw failure("permission denied: cannot create the database file: the directory '\(directory(of: path))' is read-only for this user", .readOnly)
-                }
-            case EROFS:
-                throw failure("the database is on a read-only file system: changing the log is impossible there; reading it works, or copy it to a writable place", .readOnly)
-            case ENOTDIR:
-                throw failure("a component of the path is not a directory")
-            default:
-                throw failure("cannot open the database file: \(String(cString: strerror(code)))")
-            }
+            throw openFailure(errno, path: path, readOnly: readOnly)
         }
         defer { close(descriptor) }
         var info = stat()
@@ -88,7 +107,35 @@ enum DatabaseFile {
                 throw failure("cannot restrict the new database file to mode 0600: \(message)")
             }
         }
-        return Prepared(isCreated: created, isOpenElsewhere: isOpenElsewhere(descriptor))
+        return Prepared(isCreated: created, isOpenElsewhere: isOpenElsewhere(descriptor),
+                        identity: DatabaseRegistry.FileIdentity(info))
+    }
+
+    /// The error for opening `path` failing with `code` (an `errno`).
+    private static func openFailure(_ code: Int32, path: String, readOnly: Bool) -> StoreError {
+        func failure(_ message: String, _ kind: StoreError.Kind = .cannotOpen) -> StoreError {
+            StoreError(kind: kind, path: path, message: message)
+        }
+        switch code {
+        case EISDIR:
+            return failure("is a directory, not a database file")
+        case ENOENT:
+            return failure(readOnly ? "no such database file" : "cannot create the database: the directory does not exist")
+        case EACCES, EPERM:
+            if readOnly {
+                return failure("permission denied: cannot read the database file", .readOnly)
+            } else if access(path, F_OK) == 0 {
+                return failure("the database file is read-only for this user (permission denied): changing the log needs write access to it; reading it works", .readOnly)
+            } else {
+                return failure("permission denied: cannot create the database file: the directory '\(directory(of: path))' is read-only for this user", .readOnly)
+            }
+        case EROFS:
+            return failure("the database is on a read-only file system: changing the log is impossible there; reading it works, or copy it to a writable place", .readOnly)
+        case ENOTDIR:
+            return failure("a component of the path is not a directory")
+        default:
+            return failure("cannot open the database file: \(String(cString: strerror(code)))")
+        }
     }
 
     /// Whether another process has the database behind `descriptor` open through SQLite: every

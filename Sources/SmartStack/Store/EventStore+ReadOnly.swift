@@ -8,14 +8,17 @@ import SmartStackSQLite
 /// connection). A read-only connection still needs both to exist or to be creatable, so in a
 /// directory it may not write it fails unless they are already there. The way out is SQLite's
 /// `immutable=1`: read the database file alone, with no lock and no other file. That is exact
-/// only when no `-wal` (or `-journal`) next to it holds data and no other process has the log
-/// open (it could change the file under a reader that takes no lock), so it is used only then;
-/// otherwise the open fails and says why, rather than silently reading another state of the log.
+/// only when no `-wal` (or `-journal`) next to it holds data and no other process, nor another
+/// store of this one, has the log open (it could change the file under a reader that takes no
+/// lock), so it is used only then; otherwise the open fails and says why, rather than silently
+/// reading another state of the log.
 extension EventStore {
     /// Opens `path` read-only, without creating or changing any file when this process may not
     /// write there; throws when that would hide committed changes or race another process.
-    /// `isOpenElsewhere`: whether another process had the log open when the file was checked.
-    static func openReadOnly(_ path: String, options: Options, isOpenElsewhere: Bool) throws -> Connection {
+    /// `prepared`: what checking the file found (whether another process, or a store of this
+    /// one, had the log open), its registration kept by the connection.
+    static func openReadOnly(_ path: String, options: Options, prepared: DatabaseFile.Prepared) throws -> Connection {
+        let isOpenElsewhere = prepared.isOpenElsewhere
         let walPath = path + "-wal", journalPath = path + "-journal"
         let isFileWritable = DatabaseFile.isWritable(path)
         // A file this process may not write (0444, someone else's, a read-only file system) with
@@ -30,8 +33,8 @@ extension EventStore {
             // A file this process may write is opened read-write with `query_only` (set by
             // `prepare`, so every change fails as on a read-only connection): closing it then
             // removes the `-wal` and `-shm` it needed, which a read-only connection leaves behind.
-            let connection = try Connection(path: DatabaseFile.sqliteName(for: path), options: Connection.Options(
-                isReadOnly: !isFileWritable, createsFile: false, busyTimeout: options.busyTimeout))
+            let connection = try openLockingConnection(DatabaseFile.sqliteName(for: path), of: prepared.identity,
+                options: Connection.Options(isReadOnly: !isFileWritable, createsFile: false, busyTimeout: options.busyTimeout))
             // Connection does not read the file: the first statement meets the missing `-shm`.
             try connection.withDatabase { db in try prepare(db, path: path, options: options) }
             return connection
@@ -59,7 +62,8 @@ extension EventStore {
         }
     }
 
-    /// Opens `path` with SQLite's `immutable=1`: read-only, no lock, no `-wal` or `-shm`.
+    /// Opens `path` with SQLite's `immutable=1`: read-only, no lock, no `-wal` or `-shm` (so the
+    /// connection need not stay registered in ``DatabaseRegistry``: it holds no lock to lose).
     private static func openImmutable(_ path: String, options: Options) throws -> Connection {
         let connection = try Connection(path: DatabaseFile.immutableURI(for: path), options: Connection.Options(
             isReadOnly: true, createsFile: false, busyTimeout: options.busyTimeout, interpretsURI: true))

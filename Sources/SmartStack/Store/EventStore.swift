@@ -16,7 +16,8 @@ import SmartStackSQLite
 /// numbers bit for bit, optional fields present or absent as given.
 ///
 /// The store is safe to use from several threads; calls are serialized on one connection.
-/// Closures given to ``forEach(_:_:)`` must not call back into the same store (that throws
+/// Several stores may have the same log open, in this process and in others; opening one never
+/// disturbs the file locks of another (see `DatabaseRegistry`). Closures given to ``forEach(_:_:)`` must not call back into the same store (that throws
 /// ``StoreError`` with kind `misuse`).
 public final class EventStore: Sendable {
     /// How to open the log.
@@ -72,17 +73,36 @@ public final class EventStore: Sendable {
         self.options = options
         let inMemory = DatabaseFile.isInMemory(path)
         let prepared = inMemory ? nil : try DatabaseFile.prepare(path, readOnly: options.isReadOnly)
+        // The file stays registered while this init runs; the connection opened registers it
+        // again for as long as it exists (see DatabaseRegistry).
+        defer { if let prepared { DatabaseRegistry.release(prepared.identity) } }
         do {
             if options.isReadOnly, let prepared {
-                connection = try Self.openReadOnly(path, options: options, isOpenElsewhere: prepared.isOpenElsewhere)
+                connection = try Self.openReadOnly(path, options: options, prepared: prepared)
             } else {
-                connection = try Connection(path: DatabaseFile.sqliteName(for: path), options: Connection.Options(
-                    isReadOnly: options.isReadOnly, createsFile: inMemory, busyTimeout: options.busyTimeout))
+                connection = try Self.openLockingConnection(DatabaseFile.sqliteName(for: path), of: prepared?.identity,
+                    options: Connection.Options(isReadOnly: options.isReadOnly, createsFile: inMemory, busyTimeout: options.busyTimeout))
                 try connection.withDatabase { db in try Self.prepare(db, path: path, options: options) }
             }
         } catch {
             throw Self.explainingWriteObstacle(StoreError.wrapping(error, path: path, busyTimeout: options.busyTimeout),
                                                path: path, options: options)
+        }
+    }
+
+    /// Opens an SQLite connection to `name`, a path to the file `identity` (`nil` in memory),
+    /// keeping the file registered in ``DatabaseRegistry`` until SQLite has closed it.
+    ///
+    /// The file must be registered already (by ``DatabaseFile/prepare(_:readOnly:)``).
+    static func openLockingConnection(_ name: String, of identity: DatabaseRegistry.FileIdentity?,
+                                      options: Connection.Options) throws -> Connection {
+        guard let identity else { return try Connection(path: name, options: options) }
+        DatabaseRegistry.retain(identity)
+        do {
+            return try Connection(path: name, options: options, whenClosed: { DatabaseRegistry.release(identity) })
+        } catch {
+            DatabaseRegistry.release(identity)
+            throw error
         }
     }
 
