@@ -72,6 +72,20 @@ public final class UserEngine {
     let external: (any WidgetScorer)?
     @exclusivity(unchecked) var scratch = ScoringScratch()
     @exclusivity(unchecked) var learningScratch = ScoringScratch()
+    /// Events recorded so far: tells whether the state changed since a stack was scored.
+    @exclusivity(unchecked) var recordCount: UInt64 = 0
+    /// Per stack, the contextual features `score` computed last, when weights are learned: the
+    /// learning step at the same instant with nothing recorded since reuses them (they are
+    /// bit-identical to a recomputation), so a decision followed by its screen-on or engagement
+    /// computes them once.
+    @exclusivity(unchecked) var lastScored: [ScoredFeatures] = []
+
+    /// A stack's features as scored at `time` after `recordCount` events.
+    struct ScoredFeatures {
+        var time: EventTime
+        var recordCount: UInt64
+        var features: [Double]
+    }
 
     /// An engine running a built-in policy, with its own seeded generator.
     public convenience init(user: String, policy: PolicySpec, rotation: RotationParameters = RotationParameters(), seed: UInt64 = 0) throws(EngineError) {
@@ -100,6 +114,7 @@ public final class UserEngine {
     public func record(_ event: Event) {
         if learnsWeights { learnBandit(from: event) }
         features.record(event)
+        recordCount &+= 1
         if case .widgetSwipe(let stack, _, let to) = event.payload,
            let s = features.stacks.index(of: stack), let w = features.widgets.index(of: to) {
             let ts = event.time.secondsSinceEpoch
@@ -367,6 +382,30 @@ public final class UserEngine {
             }
         }
         rank(&scratch)
+        if learnsWeights && (policy.kind == .contextual || policy.kind == .bandit) {
+            let m = n * ContextualModel.featureCount
+            while lastScored.count <= s {
+                lastScored.append(ScoredFeatures(time: time, recordCount: .max, features: []))
+            }
+            lastScored[s].time = time
+            lastScored[s].recordCount = recordCount
+            lastScored[s].features.removeAll(keepingCapacity: true)
+            lastScored[s].features.append(contentsOf: scratch.features[0..<m])
+        }
+    }
+
+    /// Puts the contextual features of stack `s` at `time` into `learningScratch.features`:
+    /// a copy of those `score` kept for the same instant when nothing was recorded since,
+    /// otherwise computed.
+    private func learningFeatures(stack s: Int, widgets: [Int32], at time: EventTime) {
+        let m = widgets.count * ContextualModel.featureCount
+        if s < lastScored.count, lastScored[s].recordCount == recordCount, lastScored[s].time == time,
+           lastScored[s].features.count == m {
+            if learningScratch.features.count < m { learningScratch.features = [Double](repeating: 0, count: m) }
+            for i in 0..<m { learningScratch.features[i] = lastScored[s].features[i] }
+        } else {
+            ContextualModel.features(features, widgets: widgets, at: time, prior: policy.prior, scratch: &learningScratch)
+        }
     }
 
     private func makeRanking(stack s: Int, name: String, at time: EventTime) -> Ranking {
@@ -433,7 +472,7 @@ public final class UserEngine {
         for s in 0..<features.stackWidgets.count where features.stackConfigTime[s] > FeatureState.never {
             let widgets = features.stackWidgets[s]
             guard widgets.count > 1 else { continue }
-            ContextualModel.features(features, widgets: widgets, at: time, prior: policy.prior, scratch: &learningScratch)
+            learningFeatures(stack: s, widgets: widgets, at: time)
             if k == bandit.pending.count {
                 bandit.pending.append(BanditModel.PendingStack(stack: 0, widgets: [], features: [], isOpen: false))
             }
@@ -454,8 +493,7 @@ public final class UserEngine {
         for s in 0..<features.stackWidgets.count {
             let widgets = features.stackWidgets[s]
             guard widgets.count > 1, let row = widgets.firstIndex(of: w) else { continue }
-            ContextualModel.features(features, widgets: widgets, at: time, prior: policy.prior,
-                                     scratch: &learningScratch)
+            learningFeatures(stack: s, widgets: widgets, at: time)
             bandit.learn(features: learningScratch.features, count: widgets.count, engaged: row,
                          rate: policy.learningRate, probabilities: &learningScratch.probabilities)
         }
