@@ -390,7 +390,9 @@ public final class UserEngine {
             lastScored[s].time = time
             lastScored[s].recordCount = recordCount
             lastScored[s].features.removeAll(keepingCapacity: true)
-            lastScored[s].features.append(contentsOf: scratch.features[0..<m])
+            scratch.features.withUnsafeBufferPointer { all in
+                lastScored[s].features.append(contentsOf: UnsafeBufferPointer(rebasing: all[0..<m]))
+            }
         }
     }
 
@@ -401,8 +403,8 @@ public final class UserEngine {
         let m = widgets.count * ContextualModel.featureCount
         if s < lastScored.count, lastScored[s].recordCount == recordCount, lastScored[s].time == time,
            lastScored[s].features.count == m {
-            if learningScratch.features.count < m { learningScratch.features = [Double](repeating: 0, count: m) }
-            for i in 0..<m { learningScratch.features[i] = lastScored[s].features[i] }
+            learningScratch.features.removeAll(keepingCapacity: true)
+            lastScored[s].features.withUnsafeBufferPointer { learningScratch.features.append(contentsOf: $0) }
         } else {
             ContextualModel.features(features, widgets: widgets, at: time, prior: policy.prior, scratch: &learningScratch)
         }
@@ -480,7 +482,9 @@ public final class UserEngine {
             bandit.pending[k].stack = Int32(s)
             bandit.pending[k].widgets = widgets
             bandit.pending[k].features.removeAll(keepingCapacity: true)
-            bandit.pending[k].features.append(contentsOf: learningScratch.features[0..<(widgets.count * F)])
+            learningScratch.features.withUnsafeBufferPointer { all in
+                bandit.pending[k].features.append(contentsOf: UnsafeBufferPointer(rebasing: all[0..<(widgets.count * F)]))
+            }
             bandit.pending[k].isOpen = true
             k += 1
         }
