@@ -21,12 +21,14 @@ import Foundation
 /// - `hint`: an active positive relevance hint `s` contributes `s / max_w - 0.5`, where
 ///   `max_w` is the largest positive hint that widget ever gave: hints are compared only with
 ///   the same widget's own hints (WidgetKit semantics). Active hints `<= 0` make it ineligible.
-/// - `feedback = log((E + 1) / (E + 1 + R))`: `E` engagements and `R` rejections (swipes away,
-///   ignored impressions) around this time of day.
+/// - `feedback = log((E + 1) / (E + 1 + R))`: `E` engagements and `R` rejections (swipes away;
+///   impressions passed over for another widget of the stack, a quarter each) around this time
+///   of day.
 ///
 /// Initial weights: `ContextualModel.defaultWeights` (1 for each log-ratio, 0.5 for context
-/// pairs, 2 for hints, 1 for feedback), then learned online by `BanditModel` from session
-/// starts unless `learning_rate=0`.
+/// pairs, 2 for hints, 1 for feedback), then learned online by `BanditModel` (at each screen-on
+/// followed by an engagement of the stack, or at session starts in data without screen-on)
+/// unless `learning_rate=0`.
 enum ContextualModel {
     static let featureCount = 8
     enum Feature: Int, CaseIterable { case base, time, place, sequence, context, recent, hint, feedback }
