@@ -128,6 +128,35 @@ import SmartStack
         #expect(gap(learned) > gap(fixed) + 0.2)
     }
 
+    @Test func screenOnsFollowedByAnEngagementTrainTheWeights() throws {
+        // After com.mail comes a, after com.news comes b, two minutes later: never a session
+        // start, so only a screen-on just before the engagement can train the weights.
+        func routine(screenOns: Bool) -> Script {
+            var s = Script()
+            s.configure("home", ["a", "b"])
+            for day in 0..<20 {
+                for hour in stride(from: 8, to: 20, by: 2) {
+                    let mail = (day + hour / 2) % 2 == 0
+                    s.add(Script.time(day: day, hour), .appLaunch(app: mail ? "com.mail" : "com.news"))
+                    if screenOns { s.add(Script.time(day: day, hour, 1), .screenOn) }
+                    s.launch(mail ? "a" : "b", Script.time(day: day, hour, 2))
+                }
+            }
+            s.add(Script.time(day: 20, 9), .appLaunch(app: "com.mail"))
+            return s
+        }
+        let at = Script.time(day: 20, 9, 1)
+        let gap = { (r: Ranking) in r.widget("a")!.score - r.widget("b")!.score }
+        let fixed = try routine(screenOns: true).engine("contextual:learning_rate=0").ranking(stack: "home", at: at)
+        let learned = try routine(screenOns: true).engine("contextual:learning_rate=0.2").ranking(stack: "home", at: at)
+        #expect(fixed.top == "a" && learned.top == "a")
+        #expect(gap(learned) > gap(fixed) + 0.2)
+        // The same engagements without screen-ons train nothing.
+        let fixedWithout = try routine(screenOns: false).engine("contextual:learning_rate=0").ranking(stack: "home", at: at)
+        let without = try routine(screenOns: false).engine("contextual:learning_rate=0.2").ranking(stack: "home", at: at)
+        #expect(gap(without) == gap(fixedWithout))
+    }
+
     @Test func softmaxPropensitiesMatchTheScores() throws {
         let e = try usage().engine("bandit:exploration=softmax,temperature=1", rotation: .immediate, seed: 3)
         let d = try e.decide(stack: "home", at: Script.time(day: 13, 8))
