@@ -36,14 +36,15 @@ import Foundation
 /// double counting per person: at each `screen_on`, every stack's features are kept as scored
 /// then, and the first widget of the stack engaged within 10 min trains on them (the question a
 /// decision at screen-on answers); an engagement with no screen-on in the 10 min before it
-/// trains when it starts a session (at least 5 min after the previous app launch). `bandit` is the same model with `learning_rate` 0.05 that
-/// explores (epsilon-greedy or softmax) from a seeded generator and reports its propensity.
+/// trains when it starts a session (at least 5 min after the previous app launch). `bandit` is
+/// the same model with `learning_rate` 0.05 that explores (epsilon-greedy or softmax) from a
+/// seeded generator and reports its propensity.
 ///
 /// ## Cost and determinism
 /// Work per event is O(1) amortised (O(stacks · widgets) for a `screen_on` or a session start
-/// while weights are learned); a ranking
-/// is O(widgets) plus small per-context lookups, never a scan of past events. Answers are a
-/// deterministic function of the events recorded and the seed.
+/// while weights are learned); a ranking is O(widgets) plus small per-context lookups, never a
+/// scan of past events. Answers are a deterministic function of the events recorded and the
+/// seed.
 ///
 /// ## Late events
 /// Events older than the newest seen are accepted and never reorder anything: they are counted
@@ -382,7 +383,7 @@ public final class UserEngine {
             }
         }
         rank(&scratch)
-        if learnsWeights && (policy.kind == .contextual || policy.kind == .bandit) {
+        if learnsWeights {  // contextual or bandit: `scratch.features` holds this stack's features
             let m = n * ContextualModel.featureCount
             while lastScored.count <= s {
                 lastScored.append(ScoredFeatures(time: time, recordCount: .max, features: []))
@@ -396,18 +397,16 @@ public final class UserEngine {
         }
     }
 
-    /// Puts the contextual features of stack `s` at `time` into `learningScratch.features`:
-    /// a copy of those `score` kept for the same instant when nothing was recorded since,
-    /// otherwise computed.
-    private func learningFeatures(stack s: Int, widgets: [Int32], at time: EventTime) {
-        let m = widgets.count * ContextualModel.featureCount
+    /// The contextual features of stack `s` at `time` (rows `0..<widgets.count`): those `score`
+    /// kept for the same instant when nothing was recorded since, otherwise computed into
+    /// `learningScratch`.
+    private func learningFeatures(stack s: Int, widgets: [Int32], at time: EventTime) -> [Double] {
         if s < lastScored.count, lastScored[s].recordCount == recordCount, lastScored[s].time == time,
-           lastScored[s].features.count == m {
-            learningScratch.features.removeAll(keepingCapacity: true)
-            lastScored[s].features.withUnsafeBufferPointer { learningScratch.features.append(contentsOf: $0) }
-        } else {
-            ContextualModel.features(features, widgets: widgets, at: time, prior: policy.prior, scratch: &learningScratch)
+           lastScored[s].features.count == widgets.count * ContextualModel.featureCount {
+            return lastScored[s].features
         }
+        ContextualModel.features(features, widgets: widgets, at: time, prior: policy.prior, scratch: &learningScratch)
+        return learningScratch.features
     }
 
     private func makeRanking(stack s: Int, name: String, at time: EventTime) -> Ranking {
@@ -474,7 +473,7 @@ public final class UserEngine {
         for s in 0..<features.stackWidgets.count where features.stackConfigTime[s] > FeatureState.never {
             let widgets = features.stackWidgets[s]
             guard widgets.count > 1 else { continue }
-            learningFeatures(stack: s, widgets: widgets, at: time)
+            let x = learningFeatures(stack: s, widgets: widgets, at: time)
             if k == bandit.pending.count {
                 bandit.pending.append(BanditModel.PendingStack(stack: 0, widgets: [], features: [], isOpen: false))
             }
@@ -482,7 +481,7 @@ public final class UserEngine {
             bandit.pending[k].stack = Int32(s)
             bandit.pending[k].widgets = widgets
             bandit.pending[k].features.removeAll(keepingCapacity: true)
-            learningScratch.features.withUnsafeBufferPointer { all in
+            x.withUnsafeBufferPointer { all in
                 bandit.pending[k].features.append(contentsOf: UnsafeBufferPointer(rebasing: all[0..<(widgets.count * F)]))
             }
             bandit.pending[k].isOpen = true
@@ -497,8 +496,8 @@ public final class UserEngine {
         for s in 0..<features.stackWidgets.count {
             let widgets = features.stackWidgets[s]
             guard widgets.count > 1, let row = widgets.firstIndex(of: w) else { continue }
-            learningFeatures(stack: s, widgets: widgets, at: time)
-            bandit.learn(features: learningScratch.features, count: widgets.count, engaged: row,
+            let x = learningFeatures(stack: s, widgets: widgets, at: time)
+            bandit.learn(features: x, count: widgets.count, engaged: row,
                          rate: policy.learningRate, probabilities: &learningScratch.probabilities)
         }
     }
