@@ -42,7 +42,7 @@ extension UserEngine {
               [r.top.count, r.since.count, r.day.count, r.rotationsToday.count, r.holdWidget.count, r.holdUntil.count]
                 .allSatisfy({ $0 <= stacks && $0 == r.top.count }),
               (r.top + r.holdWidget).allSatisfy({ $0 >= -1 && $0 < widgets }),
-              s.bandit.isConsistent(stacks: stacks, widgets: widgets) else {
+              s.bandit.isConsistent(widgets: widgets) else {
             throw EngineError("snapshot for user '\(user)' is inconsistent (corrupt bytes?)")
         }
         guard s.user == user else {

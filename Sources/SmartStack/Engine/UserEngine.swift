@@ -475,10 +475,9 @@ public final class UserEngine {
             guard widgets.count > 1 else { continue }
             let x = learningFeatures(stack: s, widgets: widgets, at: time)
             if k == bandit.pending.count {
-                bandit.pending.append(BanditModel.PendingStack(stack: 0, widgets: [], features: [], isOpen: false))
+                bandit.pending.append(BanditModel.PendingStack(widgets: [], features: [], isOpen: false))
             }
             // Entries are overwritten in place: their buffers are reused from one screen-on to the next.
-            bandit.pending[k].stack = Int32(s)
             bandit.pending[k].widgets = widgets
             bandit.pending[k].features.removeAll(keepingCapacity: true)
             x.withUnsafeBufferPointer { all in

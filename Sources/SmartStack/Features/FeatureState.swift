@@ -230,9 +230,7 @@ final class FeatureState: Codable {
             let shownAt = stackShownAt[s]
             guard ts >= shownAt else { continue }
             let shown = Int(stackShown[s])
-            if ts - shownAt > Self.impressionWindow {
-                stackShown[s] = -1
-            } else if shown == w {
+            if ts - shownAt > Self.impressionWindow || shown == w {
                 stackShown[s] = -1
             } else if stackWidgets[s].contains(Int32(w)) {
                 rejections[shown * 96 + Int(stackShownBin[s])] += longClock.weight(at: shownAt) * 0.25

@@ -15,7 +15,6 @@ import Foundation
 struct BanditModel: Sendable, Codable, Hashable {
     /// One stack's features as of the latest screen-on, waiting for an engagement.
     struct PendingStack: Sendable, Codable, Hashable {
-        var stack: Int32
         var widgets: [Int32]
         /// `widgets.count × ContextualModel.featureCount`, row-major.
         var features: [Double]
@@ -61,12 +60,11 @@ struct BanditModel: Sendable, Codable, Hashable {
         for k in pending.indices { pending[k].isOpen = false }
     }
 
-    /// Whether the pending entries refer to existing stacks and widgets and have full feature rows
-    /// (checked when restoring a snapshot).
-    func isConsistent(stacks: Int, widgets: Int) -> Bool {
+    /// Whether the pending entries refer to existing widgets and have full feature rows (checked
+    /// when restoring a snapshot).
+    func isConsistent(widgets: Int) -> Bool {
         theta.count == ContextualModel.featureCount && pending.allSatisfy { entry in
-            entry.stack >= 0 && Int(entry.stack) < stacks
-                && entry.widgets.allSatisfy { $0 >= 0 && Int($0) < widgets }
+            entry.widgets.allSatisfy { $0 >= 0 && Int($0) < widgets }
                 && entry.features.count == entry.widgets.count * ContextualModel.featureCount
         }
     }
