@@ -51,8 +51,8 @@ extension UserEngine {
         guard s.policy == resolved else {
             throw EngineError("snapshot for user '\(user)' was taken with policy '\(s.policy.kind.rawValue)' and other parameters than '\(policy)'")
         }
-        self.init(user: user, resolved: resolved, name: policy.description, rotation: rotation, seed: seed, external: nil)
-        features = s.features
+        self.init(user: user, resolved: resolved, name: policy.description, rotation: rotation, seed: seed, external: nil,
+                  features: s.features)
         self.rotation = s.rotation
         bandit = s.bandit
         generator = s.generator

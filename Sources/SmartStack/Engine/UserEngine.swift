@@ -66,7 +66,9 @@ public final class UserEngine {
     // by one caller at a time (it is not Sendable) and never accesses a property overlappingly.
     let policy: ResolvedPolicy
     let rotationParameters: RotationParameters
-    @exclusivity(unchecked) var features: FeatureState
+    /// A `let`, so reading it costs no reference count (a `var` would be retained around every
+    /// call into it, in case the call replaced it).
+    let features: FeatureState
     @exclusivity(unchecked) var rotation = RotationState()
     @exclusivity(unchecked) var bandit = BanditModel()
     @exclusivity(unchecked) var generator: SeededGenerator
@@ -99,12 +101,14 @@ public final class UserEngine {
         self.init(user: user, resolved: ResolvedPolicy(kind: .external), name: name, rotation: rotation, seed: 0, external: scorer)
     }
 
-    init(user: String, resolved: ResolvedPolicy, name: String, rotation: RotationParameters, seed: UInt64, external: (any WidgetScorer)?) {
+    /// The designated initializer; `features` is a restored state (a new one if `nil`).
+    init(user: String, resolved: ResolvedPolicy, name: String, rotation: RotationParameters, seed: UInt64, external: (any WidgetScorer)?,
+         features: FeatureState? = nil) {
         self.user = user
         self.policyName = name
         self.policy = resolved
         self.rotationParameters = rotation
-        self.features = FeatureState(
+        self.features = features ?? FeatureState(
             halfLife: resolved.halfLife, recentHalfLife: resolved.recentHalfLife,
             frecencyHalfLife: resolved.frecencyHalfLife, bandwidth: resolved.bandwidth)
         self.generator = SeededGenerator(seed: seed ^ SeededGenerator.hash(user))
@@ -113,25 +117,33 @@ public final class UserEngine {
 
     /// Learns from one event (late events accepted).
     public func record(_ event: Event) {
+        withUnsafePointer(to: event) { record(at: $0) }
+    }
+
+    /// The same as ``record(_:)`` for an event read in place: a replay passes events straight
+    /// from its buffer. Every use reads `event.pointee` where it is needed: a call across
+    /// modules, or to an outside scorer, would otherwise copy the event (retaining its strings)
+    /// to guarantee the callee an unchanging value.
+    package func record(at event: UnsafePointer<Event>) {
         if learnsWeights { learnBandit(from: event) }
-        features.record(event)
+        features.record(at: event)
         recordCount &+= 1
-        if case .widgetSwipe(let stack, _, let to) = event.payload,
+        if case .widgetSwipe(let stack, _, let to) = event.pointee.payload,
            let s = features.stacks.index(of: stack), let w = features.widgets.index(of: to) {
-            let ts = event.time.secondsSinceEpoch
+            let ts = event.pointee.time.secondsSinceEpoch
             rotation.ensure(stacks: Int(s) + 1)
             // A late swipe older than the current top's start does not rewrite history.
             if ts >= rotation.since[Int(s)] {
                 rotation.swiped(stack: Int(s), to: w, at: ts, hold: max(0, rotationParameters.swipeHold))
             }
         }
-        if case .stackConfig(let stack, _) = event.payload, let s = features.stacks.index(of: stack) {
+        if case .stackConfig(let stack, _) = event.pointee.payload, let s = features.stacks.index(of: stack) {
             // A widget removed from a stack is no longer on top of it.
             rotation.ensure(stacks: Int(s) + 1)
             let top = rotation.top[Int(s)]
             if top >= 0 && !features.stackWidgets[Int(s)].contains(top) { rotation.top[Int(s)] = -1 }
         }
-        external?.observe(event)
+        if let external { external.observe(event.pointee) }
     }
 
     /// The stacks configured so far and their widgets, in the person's order.
@@ -170,15 +182,37 @@ public final class UserEngine {
     /// - Complexity: O(widgets · stacks).
     package func decideOrder(stack: String, at time: EventTime, into order: inout [String]) throws(EngineError)
         -> (top: String?, propensity: Double) {
-        let s = try stackIndex(stack)
+        decideOrder(stackIndex: try stackIndex(stack), at: time, into: &order)
+    }
+
+    /// The index of a configured stack for ``decideOrder(stackIndex:at:into:)``, `nil` if the
+    /// stack is not configured. An index never changes once the stack is configured.
+    package func configuredStackIndex(_ stack: String) -> Int? {
+        try? stackIndex(stack)
+    }
+
+    /// ``decideOrder(stack:at:into:)`` for a stack by its index (`configuredStackIndex`), which
+    /// spares a replay hashing the stack's name at every decision.
+    package func decideOrder(stackIndex s: Int, at time: EventTime, into order: inout [String])
+        -> (top: String?, propensity: Double) {
         score(stack: s, at: time)
         let (top, _, propensity) = rotate(stack: s, at: time)
-        let widgets = features.stackWidgets[s]
-        order.removeAll(keepingCapacity: true)
-        if top >= 0 { order.append(features.widgets[top]) }
-        for k in 0..<widgets.count where widgets[scratch.order[k]] != top {
-            order.append(features.widgets[widgets[scratch.order[k]]])
+        // `order` is overwritten in place, and only where it differs: consecutive decisions
+        // mostly repeat the same order, and unchanged names then cost no reference counting.
+        var filled = 0
+        func put(_ w: Int32) {
+            if filled == order.count {
+                order.append(features.widgets.names[Int(w)])
+            } else if order[filled] != features.widgets.names[Int(w)] {
+                order[filled] = features.widgets.names[Int(w)]
+            }
+            filled += 1
         }
+        if top >= 0 { put(top) }
+        for k in 0..<features.stackWidgets[s].count where features.stackWidgets[s][scratch.order[k]] != top {
+            put(features.stackWidgets[s][scratch.order[k]])
+        }
+        if order.count > filled { order.removeLast(order.count - filled) }
         return (top >= 0 ? features.widgets[top] : nil, propensity)
     }
 
@@ -349,12 +383,18 @@ public final class UserEngine {
             switch policy.kind {
             case .contextual, .bandit:
                 ContextualModel.features(features, widgets: widgets, at: time, prior: policy.prior, scratch: &scratch)
-                let theta = learnsWeights ? bandit.theta : ContextualModel.defaultWeights
                 let F = ContextualModel.featureCount
-                for i in 0..<n {
-                    var v = 0.0
-                    for k in 0..<F { v += theta[k] * scratch.features[i * F + k] }
-                    scratch.scores[i] = v
+                // Weights are subscripted in place (a local copy of the array costs a reference count).
+                scratch.withFeaturesAndScores { x, scores in
+                    for i in 0..<n {
+                        var v = 0.0
+                        if learnsWeights {
+                            for k in 0..<F { v += bandit.theta[k] * x[i * F + k] }
+                        } else {
+                            for k in 0..<F { v += ContextualModel.defaultWeights[k] * x[i * F + k] }
+                        }
+                        scores[i] = v
+                    }
                 }
             case .external:
                 let given = external?.scores(stack: features.stacks[Int32(s)], widgets: features.stackConfigs[s], at: time) ?? []
@@ -362,23 +402,25 @@ public final class UserEngine {
             default:
                 Baselines.scores(policy.kind, policy: policy, features, widgets: widgets, at: time, into: &scratch.scores)
             }
-            for i in 0..<n { scratch.eligible[i] = features.isEligible(Int(widgets[i]), at: ts) }
             // Order: pinned, eligible by score (ties: configured order), ineligible in order.
             let pin = features.stackPins[s]
-            for i in 0..<n { scratch.order[i] = i }
-            func before(_ a: Int, _ b: Int, _ scratch: borrowing ScoringScratch) -> Bool {
-                let pa = widgets[a] == pin, pb = widgets[b] == pin
-                if pa != pb { return pa }
-                if scratch.eligible[a] != scratch.eligible[b] { return scratch.eligible[a] }
-                if scratch.eligible[a] && scratch.scores[a] != scratch.scores[b] { return scratch.scores[a] > scratch.scores[b] }
-                return a < b
-            }
-            if n > 1 {
-                for i in 1..<n {
-                    let x = scratch.order[i]
-                    var j = i - 1
-                    while j >= 0 && before(x, scratch.order[j], scratch) { scratch.order[j + 1] = scratch.order[j]; j -= 1 }
-                    scratch.order[j + 1] = x
+            scratch.withRanking { scores, eligible, order in
+                for i in 0..<n { eligible[i] = features.isEligible(Int(widgets[i]), at: ts) }
+                for i in 0..<n { order[i] = i }
+                @inline(__always) func before(_ a: Int, _ b: Int) -> Bool {
+                    let pa = widgets[a] == pin, pb = widgets[b] == pin
+                    if pa != pb { return pa }
+                    if eligible[a] != eligible[b] { return eligible[a] }
+                    if eligible[a] && scores[a] != scores[b] { return scores[a] > scores[b] }
+                    return a < b
+                }
+                if n > 1 {
+                    for i in 1..<n {
+                        let x = order[i]
+                        var j = i - 1
+                        while j >= 0 && before(x, order[j]) { order[j + 1] = order[j]; j -= 1 }
+                        order[j + 1] = x
+                    }
                 }
             }
         }
@@ -390,21 +432,22 @@ public final class UserEngine {
             }
             lastScored[s].time = time
             lastScored[s].recordCount = recordCount
-            lastScored[s].features.removeAll(keepingCapacity: true)
-            scratch.features.withUnsafeBufferPointer { all in
-                lastScored[s].features.append(contentsOf: UnsafeBufferPointer(rebasing: all[0..<m]))
-            }
+            scratch.features.withUnsafeBufferPointer { lastScored[s].features.overwrite(withFirst: m, of: $0) }
         }
+    }
+
+    /// Whether `lastScored[s]` holds the features of stack `s` (of `n` widgets) at `time`, with
+    /// nothing recorded since.
+    private func hasScored(stack s: Int, widgets n: Int, at time: EventTime) -> Bool {
+        s < lastScored.count && lastScored[s].recordCount == recordCount && lastScored[s].time == time
+            && lastScored[s].features.count == n * ContextualModel.featureCount
     }
 
     /// The contextual features of stack `s` at `time` (rows `0..<widgets.count`): those `score`
     /// kept for the same instant when nothing was recorded since, otherwise computed into
     /// `learningScratch`.
     private func learningFeatures(stack s: Int, widgets: [Int32], at time: EventTime) -> [Double] {
-        if s < lastScored.count, lastScored[s].recordCount == recordCount, lastScored[s].time == time,
-           lastScored[s].features.count == widgets.count * ContextualModel.featureCount {
-            return lastScored[s].features
-        }
+        if hasScored(stack: s, widgets: widgets.count, at: time) { return lastScored[s].features }
         ContextualModel.features(features, widgets: widgets, at: time, prior: policy.prior, scratch: &learningScratch)
         return learningScratch.features
     }
@@ -431,35 +474,40 @@ public final class UserEngine {
     /// window before it (data without screen-on events, or a long session) trains instead when
     /// it starts a session (at least `sessionGap` after the previous app launch), from the state
     /// just before it; the rest of each session is skipped, which keeps recording cheap.
-    private func learnBandit(from event: Event) {
-        let ts = event.time.secondsSinceEpoch
-        let engaged: [Int32]
-        switch event.payload {
+    private func learnBandit(from event: UnsafePointer<Event>) {
+        let ts = event.pointee.time.secondsSinceEpoch
+        // The engaged widgets: those of app `app` (>= 0), or the single widget `single`.
+        var app = -1
+        var single: Int32 = -1
+        switch event.pointee.payload {
         case .screenOn:
-            keepForLearning(at: event.time)
+            keepForLearning(at: event.pointee.time)
             return
-        case .appLaunch(let app):
-            guard let a = features.apps.index(of: app) else { return }
-            engaged = features.appWidgets[Int(a)]
+        case .appLaunch(let name):
+            guard let a = features.apps.index(of: name) else { return }
+            app = Int(a)
         case .widgetTap(let widget, _):
             guard let w = features.widgets.index(of: widget) else { return }
-            engaged = [w]
+            single = w
         case .widgetSwipe(_, _, let to):
             guard let w = features.widgets.index(of: to) else { return }
-            engaged = [w]
+            single = w
         default:
             return
         }
+        // Read in place, in order (no array is built or copied per event).
+        let count = app >= 0 ? features.appWidgets[app].count : 1
+        @inline(__always) func engaged(_ k: Int) -> Int32 { app >= 0 ? features.appWidgets[app][k] : single }
         let sinceScreenOn = ts - bandit.pendingTime
         if sinceScreenOn >= 0 && sinceScreenOn <= Self.sessionWindow {
-            for w in engaged {
-                bandit.learnPending(engaged: w, rate: policy.learningRate, probabilities: &learningScratch.probabilities)
+            for k in 0..<count {
+                bandit.learnPending(engaged: engaged(k), rate: policy.learningRate, probabilities: &learningScratch.probabilities)
             }
             return
         }
         if sinceScreenOn > Self.sessionWindow { bandit.closePending() }
         guard ts - features.lastAppTime >= Self.sessionGap || features.lastAppTime > ts else { return }
-        for w in engaged { learnBandit(engaged: w, at: event.time) }
+        for k in 0..<count { learnBandit(engaged: engaged(k), at: event.pointee.time) }
     }
 
     /// Keeps the features of every stack with more than one widget as of a screen-on at `time`
@@ -471,17 +519,19 @@ public final class UserEngine {
         let F = ContextualModel.featureCount
         var k = 0
         for s in 0..<features.stackWidgets.count where features.stackConfigTime[s] > FeatureState.never {
-            let widgets = features.stackWidgets[s]
-            guard widgets.count > 1 else { continue }
-            let x = learningFeatures(stack: s, widgets: widgets, at: time)
+            let n = features.stackWidgets[s].count
+            guard n > 1 else { continue }
             if k == bandit.pending.count {
                 bandit.pending.append(BanditModel.PendingStack(widgets: [], features: [], isOpen: false))
             }
-            // Entries are overwritten in place: their buffers are reused from one screen-on to the next.
-            bandit.pending[k].widgets = widgets
-            bandit.pending[k].features.removeAll(keepingCapacity: true)
-            x.withUnsafeBufferPointer { all in
-                bandit.pending[k].features.append(contentsOf: UnsafeBufferPointer(rebasing: all[0..<(widgets.count * F)]))
+            // Entries are overwritten in place: their buffers are reused from one screen-on to
+            // the next, and an unchanged widget list (the same buffer) is not reassigned.
+            if bandit.pending[k].widgets != features.stackWidgets[s] { bandit.pending[k].widgets = features.stackWidgets[s] }
+            if hasScored(stack: s, widgets: n, at: time) {
+                lastScored[s].features.withUnsafeBufferPointer { bandit.pending[k].features.overwrite(withFirst: n * F, of: $0) }
+            } else {
+                ContextualModel.features(features, widgets: features.stackWidgets[s], at: time, prior: policy.prior, scratch: &learningScratch)
+                learningScratch.features.withUnsafeBufferPointer { bandit.pending[k].features.overwrite(withFirst: n * F, of: $0) }
             }
             bandit.pending[k].isOpen = true
             k += 1

@@ -5,15 +5,10 @@ struct ContextTable: Sendable, Codable, Hashable {
 
     init() {}
 
+    /// Subscripts in place (binding the row to a local would cost a reference count).
     @inline(__always) func value(_ context: Int, _ widget: Int) -> Double {
-        guard context >= 0, context < rows.count else { return 0 }
-        let row = rows[context]
-        return widget < row.count ? row[widget] : 0
-    }
-
-    /// The row of `context` (empty if none), to read many widgets with one lookup.
-    @inline(__always) func row(_ context: Int) -> [Double] {
-        context >= 0 && context < rows.count ? rows[context] : []
+        guard context >= 0, context < rows.count, widget < rows[context].count else { return 0 }
+        return rows[context][widget]
     }
 
     mutating func add(_ amount: Double, _ context: Int, _ widget: Int) {

@@ -121,9 +121,9 @@ final class FeatureState: Codable {
 
     // MARK: Recording
 
-    /// Learns from one event.
-    func record(_ event: Event) {
-        let t = event.time
+    /// Learns from one event, read in place (see `UserEngine.record(at:)`).
+    func record(at event: UnsafePointer<Event>) {
+        let t = event.pointee.time
         let ts = t.secondsSinceEpoch
         if longClock.needsRescale(at: ts) { rescaleLong(to: ts) }
         if recentClock.needsRescale(at: ts) { rescaleRecent(to: ts) }
@@ -132,7 +132,7 @@ final class FeatureState: Codable {
             for i in frecency.indices { frecency[i] *= f }
             frecencyClock.origin = ts
         }
-        switch event.payload {
+        switch event.pointee.payload {
         case .stackConfig(let stack, let configs):
             configure(stack: stack, widgets: configs, at: ts)
         case .appLaunch(let app):

@@ -6,21 +6,21 @@
 /// than `Dictionary`'s seeded SipHash for short ids, and the same in every process) into an
 /// open-addressing table with linear probing, kept at most half full. A name's index is its
 /// position in `names`, so it never depends on the hash.
-struct Interner: Sendable, Codable {
-    private(set) var names: [String] = []
+package struct Interner: Sendable, Codable {
+    package private(set) var names: [String] = []
     /// The hash of each name, in `names` order (compared before the strings, and rehashed from).
     private var hashes: [UInt64] = []
     /// The table: index + 1 of the name hashed there, 0 for an empty slot. Its size is a power
     /// of two, at least twice the number of names (or 0 before the first name).
     private var slots: [Int32] = []
 
-    init() {}
+    package init() {}
 
-    var count: Int { names.count }
+    package var count: Int { names.count }
 
     /// The index of `name`, adding it if new.
     /// - Complexity: O(length of `name`) expected; amortised O(1) table growth.
-    mutating func intern(_ name: String) -> Int32 {
+    package mutating func intern(_ name: String) -> Int32 {
         let h = Self.hash(name)
         if let i = find(name, hash: h) { return i }
         let i = Int32(names.count)
@@ -36,9 +36,9 @@ struct Interner: Sendable, Codable {
 
     /// The index of `name` if already known.
     /// - Complexity: O(length of `name`) expected.
-    func index(of name: String) -> Int32? { find(name, hash: Self.hash(name)) }
+    package func index(of name: String) -> Int32? { find(name, hash: Self.hash(name)) }
 
-    subscript(i: Int32) -> String { names[Int(i)] }
+    package subscript(i: Int32) -> String { names[Int(i)] }
 
     @inline(__always)
     private func find(_ name: String, hash h: UInt64) -> Int32? {
@@ -86,12 +86,12 @@ struct Interner: Sendable, Codable {
         return copy.withUTF8(fnv)
     }
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         var c = try decoder.unkeyedContainer()
         while !c.isAtEnd { _ = intern(try c.decode(String.self)) }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.unkeyedContainer()
         for n in names { try c.encode(n) }
     }

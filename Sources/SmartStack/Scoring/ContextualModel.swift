@@ -38,9 +38,10 @@ enum ContextualModel {
 
     /// Fills `scratch.features` (n × 8, row-major) with the feature values of `widgets` at `time`.
     ///
-    /// Hot path of every ranking and of every learning step: each array of `fs` is fetched once
-    /// per call (one reference count per array, none per widget) and the kernel loop reads
-    /// through pointers; every sum and product is the same as a plain loop's, in the same order.
+    /// Hot path of every ranking and of every learning step. Arrays of `fs` are subscripted in
+    /// place, never bound to a local (a local copy of a class's array costs an atomic reference
+    /// count each way); only the kernel loop's three arrays are read through pointers. Every sum
+    /// and product is the same as a plain loop's, in the same order.
     /// - Complexity: O(n · (kernel bins + context pairs)).
     static func features(
         _ fs: FeatureState, widgets: [Int32], at time: EventTime, prior: Double,
@@ -85,9 +86,6 @@ enum ContextualModel {
         let dayOffset = time.isWeekend ? 96 : 0
         var totals = Totals()
         var order = 1.0
-        let usage = fs.usage, recent = fs.recent
-        let placeRow = fs.placeTable.row(place), appRow = fs.appTable.row(app), gapRow = fs.appGapTable.row(appGap)
-        @inline(__always) func at(_ row: [Double], _ w: Int) -> Double { w < row.count ? row[w] : 0 }
         fs.kernel.withWeights(atSecond: time.localSecondsOfDay) { first, kw in
             // The kernel's bins are `(first + k) mod 96`, one wrap at most (reach < 48): two
             // runs of consecutive bins, `k + before` for k < split and `k + after` from there.
@@ -101,7 +99,27 @@ enum ContextualModel {
                     // (FeatureState.internWidget) and every bin is in 0..<96, so the unchecked
                     // reads of `kernelSums` stay inside the widget's own rows.
                     let bins = bins.baseAddress!, rej = rej.baseAddress!, kw = kw.baseAddress!
-                    for i in 0..<widgets.count {
+                    // Kernel sums into raw columns 2, 3 and 8 (scaled below), two widgets at a
+                    // time in the lanes of SIMD2 vectors: each lane adds and multiplies exactly
+                    // as the scalar loop, in the same order, so the sums are bit-identical.
+                    var i = 0
+                    while i + 1 < widgets.count {
+                        let w0 = Int(widgets[i]), w1 = Int(widgets[i + 1])
+                        var sums = (all: SIMD2<Double>(), dt: SIMD2<Double>(), rr: SIMD2<Double>())
+                        kernelSums(kw, bins + (w0 * 192 + before), bins + (w1 * 192 + before), dayOffset: dayOffset,
+                                   rej + (w0 * 96 + before), rej + (w1 * 96 + before), count: split, into: &sums)
+                        if split < count {
+                            kernelSums(kw + split, bins + (w0 * 192 + after + split), bins + (w1 * 192 + after + split),
+                                       dayOffset: dayOffset, rej + (w0 * 96 + after + split), rej + (w1 * 96 + after + split),
+                                       count: count - split, into: &sums)
+                        }
+                        for lane in 0..<2 {
+                            let r = (i + lane) * R
+                            raw[r + 2] = sums.all[lane]; raw[r + 3] = sums.dt[lane]; raw[r + 8] = sums.rr[lane]
+                        }
+                        i += 2
+                    }
+                    if i < widgets.count {
                         let w = Int(widgets[i])
                         let base = w * 192
                         var sums = (all: 0.0, dt: 0.0, rr: 0.0)
@@ -112,16 +130,21 @@ enum ContextualModel {
                             kernelSums(kw + split, bins + (base + after + split), bins + (base + dayOffset + after + split),
                                        rej + (w * 96 + after + split), count: count - split, into: &sums)
                         }
-                        let (all, dt, rr) = sums
                         let r = i * R
+                        raw[r + 2] = sums.all; raw[r + 3] = sums.dt; raw[r + 8] = sums.rr
+                    }
+                    for i in 0..<widgets.count {
+                        let w = Int(widgets[i])
+                        let r = i * R
+                        let all = raw[r + 2], dt = raw[r + 3], rr = raw[r + 8]
                         raw[r] = order
-                        raw[r + 1] = usage[w] * fL
+                        raw[r + 1] = fs.usage[w] * fL
                         raw[r + 2] = all * fL
                         raw[r + 3] = dt * fL
-                        raw[r + 4] = at(placeRow, w) * fL
-                        raw[r + 5] = at(appRow, w) * fL
-                        raw[r + 6] = at(gapRow, w) * fL
-                        raw[r + 7] = recent[w] * fR
+                        raw[r + 4] = fs.placeTable.value(place, w) * fL
+                        raw[r + 5] = fs.appTable.value(app, w) * fL
+                        raw[r + 6] = fs.appGapTable.value(appGap, w) * fL
+                        raw[r + 7] = fs.recent[w] * fR
                         raw[r + 8] = rr * fL
                         totals.u += order; totals.c0 += raw[r + 1]; totals.all += raw[r + 2]
                         totals.dt += raw[r + 3]; totals.place += raw[r + 4]
@@ -143,10 +166,32 @@ enum ContextualModel {
         _ rejections: UnsafePointer<Double>, count: Int, into sums: inout (all: Double, dt: Double, rr: Double)
     ) {
         var (all, dt, rr) = sums
+        let days2 = days + 96
         for k in 0..<count {
-            all += kw[k] * (days[k] + days[96 + k])
+            all += kw[k] * (days[k] + days2[k])
             dt += kw[k] * day[k]
             rr += kw[k] * rejections[k]
+        }
+        sums = (all, dt, rr)
+    }
+
+    /// The same for two widgets at once (`a` and `b`: their 192 time bins from the first bin;
+    /// `ra`, `rb`: their rejections), lane 0 for `a` and lane 1 for `b`, each lane computed
+    /// exactly as the scalar loop (no fused or reordered operation).
+    @inline(__always)
+    private static func kernelSums(
+        _ kw: UnsafePointer<Double>, _ a: UnsafePointer<Double>, _ b: UnsafePointer<Double>, dayOffset: Int,
+        _ ra: UnsafePointer<Double>, _ rb: UnsafePointer<Double>, count: Int,
+        into sums: inout (all: SIMD2<Double>, dt: SIMD2<Double>, rr: SIMD2<Double>)
+    ) {
+        var (all, dt, rr) = sums
+        // Offsets folded into pointers up front: no checked index arithmetic in the loop.
+        let a2 = a + 96, b2 = b + 96, ad = a + dayOffset, bd = b + dayOffset
+        for k in 0..<count {
+            let weight = SIMD2(repeating: kw[k])
+            all += weight * (SIMD2(a[k], b[k]) + SIMD2(a2[k], b2[k]))
+            dt += weight * SIMD2(ad[k], bd[k])
+            rr += weight * SIMD2(ra[k], rb[k])
         }
         sums = (all, dt, rr)
     }
@@ -162,7 +207,6 @@ enum ContextualModel {
         let F = featureCount
         let R = ScoringScratch.rawCount
         let dn = Double(widgets.count)
-        let hintStart = fs.hintStart, hintEnd = fs.hintEnd, hintScore = fs.hintScore, hintMax = fs.hintMax
         for i in 0..<widgets.count {
             let r = i * R
             let u = raw[r] / totals.u
@@ -184,8 +228,8 @@ enum ContextualModel {
             x[o + 4] = 0
             x[o + 5] = log((raw[r + 7] + a * p0) / (totals.recent + a) / p0)
             let w = Int(widgets[i])
-            if hintStart[w] <= ts && ts < hintEnd[w] && hintScore[w] > 0 && hintMax[w] > 0 {
-                x[o + 6] = min(hintScore[w] / hintMax[w], 1) - 0.5
+            if fs.hintStart[w] <= ts && ts < fs.hintEnd[w] && fs.hintScore[w] > 0 && fs.hintMax[w] > 0 {
+                x[o + 6] = min(fs.hintScore[w] / fs.hintMax[w], 1) - 0.5
             } else {
                 x[o + 6] = 0
             }
@@ -203,21 +247,28 @@ enum ContextualModel {
         let F = featureCount
         let R = ScoringScratch.rawCount
         let n = widgets.count
-        let pairs = fs.currentPairs
-        guard !pairs.isEmpty else { return }
-        let table = fs.pairTable
-        @inline(__always) func at(_ row: [Double], _ w: Int) -> Double { w < row.count ? row[w] : 0 }
-        for pair in pairs where pair >= 0 {
-            let row = table.row(Int(pair))
+        for k in 0..<fs.currentPairs.count where fs.currentPairs[k] >= 0 {
+            let pair = Int(fs.currentPairs[k])
             var total = 0.0
-            for i in 0..<n { total += at(row, Int(widgets[i])) * fL }
+            for i in 0..<n { total += fs.pairTable.value(pair, Int(widgets[i])) * fL }
             if total == 0 { continue }
             for i in 0..<n {
                 let p0 = raw[i * R + 9]
-                let v = at(row, Int(widgets[i])) * fL
+                let v = fs.pairTable.value(pair, Int(widgets[i])) * fL
                 x[i * F + 4] += log((v + a * p0) / (total + a) / p0)
             }
         }
+    }
+}
+
+extension Array where Element == Double {
+    /// Makes this array a copy of the first `count` values of `source`, in place: its storage
+    /// is reused (no allocation, no reference counting) while its size stays the same.
+    mutating func overwrite(withFirst count: Int, of source: UnsafeBufferPointer<Double>) {
+        precondition(count <= source.count, "overwrite: \(count) values asked of \(source.count)")
+        if self.count != count { self = [Double](repeating: 0, count: count) }
+        guard count > 0 else { return }
+        withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: source.baseAddress!, count: count) }
     }
 }
 
@@ -255,5 +306,26 @@ struct ScoringScratch: Sendable {
         _ body: (UnsafeMutableBufferPointer<Double>, UnsafeMutableBufferPointer<Double>) -> T
     ) -> T {
         raw.withUnsafeMutableBufferPointer { raw in features.withUnsafeMutableBufferPointer { x in body(raw, x) } }
+    }
+
+    /// Runs `body` with `features` and `scores` as buffers (one uniqueness check per array,
+    /// not one per write).
+    @inline(__always)
+    mutating func withFeaturesAndScores<T>(
+        _ body: (UnsafeBufferPointer<Double>, UnsafeMutableBufferPointer<Double>) -> T
+    ) -> T {
+        features.withUnsafeBufferPointer { x in scores.withUnsafeMutableBufferPointer { body(x, $0) } }
+    }
+
+    /// Runs `body` with `scores`, `eligible` and `order` as mutable buffers at once.
+    @inline(__always)
+    mutating func withRanking<T>(
+        _ body: (UnsafeMutableBufferPointer<Double>, UnsafeMutableBufferPointer<Bool>, UnsafeMutableBufferPointer<Int>) -> T
+    ) -> T {
+        scores.withUnsafeMutableBufferPointer { scores in
+            eligible.withUnsafeMutableBufferPointer { eligible in
+                order.withUnsafeMutableBufferPointer { body(scores, eligible, $0) }
+            }
+        }
     }
 }

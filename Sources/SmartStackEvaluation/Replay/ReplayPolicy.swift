@@ -96,9 +96,24 @@ public final class EngineReplayPolicy: ReplayPolicy {
     func decide(stack: String, widgets: [WidgetConfig], at time: EventTime, into order: inout [String]) throws
         -> (top: String?, propensity: Double) {
         let decision = try engine.decideOrder(stack: stack, at: time, into: &order)
+        complete(&order, widgets: widgets)
+        return decision
+    }
+
+    /// The same for a stack the engine knows by index (`UserEngine.configuredStackIndex`).
+    ///
+    /// - Complexity: O(widgets) plus the engine's decision.
+    func decide(stackIndex: Int, widgets: [WidgetConfig], at time: EventTime, into order: inout [String])
+        -> (top: String?, propensity: Double) {
+        let decision = engine.decideOrder(stackIndex: stackIndex, at: time, into: &order)
+        complete(&order, widgets: widgets)
+        return decision
+    }
+
+    /// Appends any configured widget the ranking left out to `order`.
+    private func complete(_ order: inout [String], widgets: [WidgetConfig]) {
         if order.count < widgets.count {
             for w in widgets where !order.contains(w.id) { order.append(w.id) }
         }
-        return decision
     }
 }

@@ -13,9 +13,13 @@ struct StackBook {
     /// User-local key of each (stack slot, widget id) ever configured.
     private var keys: [Int: [String: Int32]] = [:]
     private(set) var universe = 0
-    /// Precomputed engagement matches (rebuilt on each configuration change, which is rare).
-    private var byApp: [String: Matches] = [:]
-    private var byWidget: [String: Matches] = [:]
+    /// Precomputed engagement matches (rebuilt on each configuration change, which is rare),
+    /// indexed by the app's or widget's number in `apps` / `widgets` (the engine's FNV-1a
+    /// interner: cheaper than a `Dictionary`'s SipHash on every launch and tap).
+    private var apps = Interner()
+    private var widgets = Interner()
+    private var byApp: [Matches] = []
+    private var byWidget: [Matches] = []
     private(set) var isEmpty = true
 
     func slot(of stack: String) -> Int? { slotByID[stack] }
@@ -36,19 +40,23 @@ struct StackBook {
             }
         }
         stacks[slot] = s
-        byApp = [:]
-        byWidget = [:]
+        for i in byApp.indices { byApp[i] = [] }
+        for i in byWidget.indices { byWidget[i] = [] }
         for (k, st) in stacks.enumerated() {
-            var apps: [String: [String]] = [:]
-            var appOrder: [String] = []
+            var appWidgets: [Int: [String]] = [:]
+            var appOrder: [Int] = []
             for w in st.widgets {
-                if byWidget[w.id]?.last?.slot != k { byWidget[w.id, default: []].append((k, [w.id])) }
+                let wi = Int(self.widgets.intern(w.id))
+                if wi == byWidget.count { byWidget.append([]) }
+                if byWidget[wi].last?.slot != k { byWidget[wi].append((k, [w.id])) }
                 if let app = w.app {
-                    if apps[app] == nil { appOrder.append(app) }
-                    apps[app, default: []].append(w.id)
+                    let a = Int(apps.intern(app))
+                    if a == byApp.count { byApp.append([]) }
+                    if appWidgets[a] == nil { appOrder.append(a) }
+                    appWidgets[a, default: []].append(w.id)
                 }
             }
-            for app in appOrder { byApp[app, default: []].append((k, apps[app]!)) }
+            for a in appOrder { byApp[a].append((k, appWidgets[a]!)) }
         }
         isEmpty = !stacks.contains { !$0.widgets.isEmpty }
     }
@@ -62,9 +70,11 @@ struct StackBook {
     func engagements(of payload: EventPayload) -> Matches {
         switch payload {
         case .appLaunch(let app):
-            return byApp[app] ?? []
+            guard let a = apps.index(of: app) else { return [] }
+            return byApp[Int(a)]
         case .widgetTap(let widget, let stack):
-            guard let all = byWidget[widget] else { return [] }
+            guard let w = widgets.index(of: widget) else { return [] }
+            let all = byWidget[Int(w)]
             guard let stack else { return all }
             guard let slot = slotByID[stack] else { return [] }
             return all.filter { $0.slot == slot }
@@ -105,6 +115,8 @@ struct UserReplay {
         /// The day and key last added to the day's set of top keys (adding again is a no-op).
         var keyedDay = -1
         var keyedKey: Int32 = -1
+        /// The engine's index of the stack (engine policies; -1 until looked up once).
+        var engineStack = -1
     }
 
     /// Per stack open decision (policy independent): its instant, whether scored, and target.
@@ -155,11 +167,11 @@ struct UserReplay {
         result.firstEvent = first.time
         result.lastEvent = events[events.count - 1].time
         result.lastEventNanoseconds = events[events.count - 1].time.nanosecondsSinceEpoch
-        guard events.contains(where: { $0.type == .stackConfig }) else {
+        guard events.contains(where: { $0.payload.isStackConfig }) else {
             result.skipReason = "no stack_config event"
             return result
         }
-        let hasScreenOn = events.contains { $0.type == .screenOn }
+        let hasScreenOn = events.contains { $0.payload.isScreenOn }
         result.rule = hasScreenOn ? .screenOn : .engagement
         let warmupEnd = first.time.nanosecondsSinceEpoch + Int64(options.warmupDays) * 86_400_000_000_000
         let windowNs = Int64((options.window * 1e9).rounded())
@@ -167,10 +179,12 @@ struct UserReplay {
 
         // Engine policies decide into each track's reused order buffer (no allocation).
         let engines = policies.map { $0 as? EngineReplayPolicy }
+        let userEngines = engines.map { $0?.engine }
         var book = StackBook()
         var open: [OpenDecision?] = []
         var tracks: [[Track]] = Array(repeating: [], count: policies.count)
         var dayIndex: [Int: Int] = [:]
+        var lastDay = (number: Int.min, index: 0)  // the day of the previous decision, looked up once
         var dayHours: [UInt32] = []
         var dayTopKeys: [[Set<Int32>]] = Array(repeating: [], count: policies.count)
 
@@ -272,7 +286,7 @@ struct UserReplay {
                 let hour = time.localHour
                 if scored {
                     let number = time.localDayNumber
-                    if let d = dayIndex[number] { day = d } else {
+                    if number == lastDay.number { day = lastDay.index } else if let d = dayIndex[number] { day = d } else {
                         day = result.dayNumbers.count
                         dayIndex[number] = day
                         result.dayNumbers.append(number)
@@ -284,26 +298,35 @@ struct UserReplay {
                             dayTopKeys[p].append([])
                         }
                     }
+                    lastDay = (number, day)
                     dayHours[day] |= 1 << UInt32(hour)
                 }
-                for (slot, stack) in book.stacks.enumerated() {
+                for slot in book.stacks.indices {  // by index: a copy of each stack would retain its arrays
                     if open.count <= slot { open.append(contentsOf: repeatElement(nil, count: slot + 1 - open.count)) }
                     close(slot: slot)
-                    guard !stack.widgets.isEmpty else { continue }
+                    guard !book.stacks[slot].widgets.isEmpty else { continue }
                     open[slot] = OpenDecision(nanoseconds: ns, scored: scored, day: day, hour: hour, target: nil)
                     for p in 0..<policies.count {
                         if tracks[p].count <= slot { tracks[p].append(contentsOf: repeatElement(Track(), count: slot + 1 - tracks[p].count)) }
                         let top: String?
                         do {
                             if let engine = engines[p] {
-                                top = try engine.decide(stack: stack.id, widgets: stack.widgets, at: time, into: &tracks[p][slot].order).top
+                                if tracks[p][slot].engineStack < 0, let s = engine.engine.configuredStackIndex(book.stacks[slot].id) {
+                                    tracks[p][slot].engineStack = s
+                                }
+                                let s = tracks[p][slot].engineStack
+                                if s >= 0 {
+                                    top = engine.decide(stackIndex: s, widgets: book.stacks[slot].widgets, at: time, into: &tracks[p][slot].order).top
+                                } else {  // not configured in the engine: its error says so
+                                    top = try engine.decide(stack: book.stacks[slot].id, widgets: book.stacks[slot].widgets, at: time, into: &tracks[p][slot].order).top
+                                }
                             } else {
-                                let decision = try policies[p].decide(stack: stack.id, widgets: stack.widgets, at: time)
+                                let decision = try policies[p].decide(stack: book.stacks[slot].id, widgets: book.stacks[slot].widgets, at: time)
                                 tracks[p][slot].order = decision.order
                                 top = decision.top
                             }
                         } catch {
-                            throw EvaluationError("policy failed for user '\(user)', stack '\(stack.id)' at \(time.rfc3339): \(error)")
+                            throw EvaluationError("policy failed for user '\(user)', stack '\(book.stacks[slot].id)' at \(time.rfc3339): \(error)")
                         }
                         if let top {
                             show(top, on: &tracks[p][slot], policy: p, slot: slot, at: ns, scored: scored, day: day, hour: hour)
@@ -316,7 +339,7 @@ struct UserReplay {
             for k in i..<j {
                 // `events[k]` is read in place throughout (a local copy would retain its strings).
                 for p in 0..<policies.count {
-                    if let engine = engines[p] { engine.record(events[k]) } else { policies[p].record(events[k]) }
+                    if let engine = userEngines[p] { engine.record(at: events.baseAddress! + k) } else { policies[p].record(events[k]) }
                 }
                 switch events[k].payload {
                 case .stackConfig(let stack, let widgets):
@@ -466,6 +489,12 @@ private extension EventPayload {
     /// Whether this is a `screen_on` (a pattern match: no copy of the payload).
     var isScreenOn: Bool {
         if case .screenOn = self { return true }
+        return false
+    }
+
+    /// Whether this is a `stack_config` (a pattern match: no copy of the payload).
+    var isStackConfig: Bool {
+        if case .stackConfig = self { return true }
         return false
     }
 }
