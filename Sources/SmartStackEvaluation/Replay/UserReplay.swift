@@ -14,7 +14,7 @@ struct StackBook {
     private var keys: [Int: [String: Int32]] = [:]
     private(set) var universe = 0
     /// Precomputed engagement matches (rebuilt on each configuration change, which is rare),
-    /// indexed by the app's or widget's number in `apps` / `widgets` (the engine's FNV-1a
+    /// indexed by the app's or widget's number in `apps` / `widgets` (the engine's own
     /// interner: cheaper than a `Dictionary`'s SipHash on every launch and tap).
     private var apps = Interner()
     private var widgets = Interner()
