@@ -10,7 +10,10 @@ import Foundation
 /// - Otherwise the fix founds a new place (numbered 1, 2, ... in order of discovery), up to
 ///   `maximumPlaces` (default 200); beyond that, far fixes belong to no place.
 ///
-/// Work per fix is O(places), bounded by `maximumPlaces`.
+/// Work per fix is O(log places) plus the places within the nearest one's latitude band:
+/// places are kept in latitude order, and a place whose latitude difference alone exceeds the
+/// best distance found cannot be nearer. The result is exactly that of scanning every place in
+/// order (the nearest by the same arithmetic, the lowest number among equals).
 struct PlaceClusterer: Sendable, Codable, Hashable {
     var radius: Double = 150
     var maximumAccuracy: Double = 250
@@ -18,8 +21,40 @@ struct PlaceClusterer: Sendable, Codable, Hashable {
     private(set) var latitudes: [Double] = []
     private(set) var longitudes: [Double] = []
     private(set) var weights: [Double] = []
+    /// Place numbers sorted by latitude, and each place's position there (derived: rebuilt
+    /// when decoded, not saved or compared).
+    private var byLatitude: [Int] = []
+    private var position: [Int] = []
 
     init() {}
+
+    enum CodingKeys: String, CodingKey { case radius, maximumAccuracy, maximumPlaces, latitudes, longitudes, weights }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        radius = try c.decode(Double.self, forKey: .radius)
+        maximumAccuracy = try c.decode(Double.self, forKey: .maximumAccuracy)
+        maximumPlaces = try c.decode(Int.self, forKey: .maximumPlaces)
+        latitudes = try c.decode([Double].self, forKey: .latitudes)
+        longitudes = try c.decode([Double].self, forKey: .longitudes)
+        weights = try c.decode([Double].self, forKey: .weights)
+        guard latitudes.count == longitudes.count, latitudes.count == weights.count else {
+            throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath, debugDescription: "place arrays of different lengths"))
+        }
+        byLatitude = latitudes.indices.sorted { latitudes[$0] < latitudes[$1] || (latitudes[$0] == latitudes[$1] && $0 < $1) }
+        position = [Int](repeating: 0, count: byLatitude.count)
+        for (k, p) in byLatitude.enumerated() { position[p] = k }
+    }
+
+    static func == (a: PlaceClusterer, b: PlaceClusterer) -> Bool {
+        a.radius == b.radius && a.maximumAccuracy == b.maximumAccuracy && a.maximumPlaces == b.maximumPlaces
+            && a.latitudes == b.latitudes && a.longitudes == b.longitudes && a.weights == b.weights
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(radius); hasher.combine(maximumAccuracy); hasher.combine(maximumPlaces)
+        hasher.combine(latitudes); hasher.combine(longitudes); hasher.combine(weights)
+    }
 
     /// The place (0-based cluster number) this fix belongs to, creating it if needed; `nil`
     /// if the fix is too inaccurate or no place can be created.
@@ -27,30 +62,80 @@ struct PlaceClusterer: Sendable, Codable, Hashable {
         guard lat.isFinite, lon.isFinite, abs(lat) <= 90, abs(lon) <= 180 else { return nil }
         if let a = accuracy, !(a <= maximumAccuracy) { return nil }
         let w = accuracy.map { min(1, 50 / max($0, 1)) } ?? 1
-        var best = -1
-        var bestDistance = Double.infinity
-        // Squared equirectangular distance in radians, with the fix's own latitude scale: no
-        // trigonometry per place.
-        let scale = cos(lat * .pi / 180)
-        for i in latitudes.indices {
-            var dl = (longitudes[i] - lon) * .pi / 180
-            if dl > .pi { dl -= 2 * .pi } else if dl < -.pi { dl += 2 * .pi }
-            let x = dl * scale, y = (latitudes[i] - lat) * .pi / 180
-            let d = x * x + y * y
-            if d < bestDistance { bestDistance = d; best = i }
-        }
+        let best = nearest(lat: lat, lon: lon)
         if best >= 0, Self.distance(latitudes[best], longitudes[best], lat, lon) <= radius {
             let total = weights[best] + w
             latitudes[best] += (lat - latitudes[best]) * w / total
             longitudes[best] += (lon - longitudes[best]) * w / total
             weights[best] = total
+            restoreOrder(of: best)
             return best
         }
         guard latitudes.count < maximumPlaces else { return nil }
         latitudes.append(lat)
         longitudes.append(lon)
         weights.append(w)
+        byLatitude.append(latitudes.count - 1)
+        position.append(byLatitude.count - 1)
+        restoreOrder(of: latitudes.count - 1)
         return latitudes.count - 1
+    }
+
+    /// The place nearest to the fix by squared equirectangular distance in radians, with the
+    /// fix's own latitude scale (no trigonometry per place); the lowest number among equals;
+    /// -1 if there is no place.
+    private func nearest(lat: Double, lon: Double) -> Int {
+        let scale = cos(lat * .pi / 180)
+        var best = -1
+        var bestDistance = Double.infinity
+        @inline(__always) func consider(_ i: Int) {
+            var dl = (longitudes[i] - lon) * .pi / 180
+            if dl > .pi { dl -= 2 * .pi } else if dl < -.pi { dl += 2 * .pi }
+            let x = dl * scale, y = (latitudes[i] - lat) * .pi / 180
+            let d = x * x + y * y
+            if d < bestDistance || (d == bestDistance && i < best) { bestDistance = d; best = i }
+        }
+        // `y * y` alone never exceeds `x * x + y * y` (rounding is monotonic), and it only grows
+        // moving away from the fix's latitude: each side stops at the first place it rules out.
+        @inline(__always) func latitudeTerm(_ i: Int) -> Double {
+            let y = (latitudes[i] - lat) * .pi / 180
+            return y * y
+        }
+        var up = firstPosition(notBelow: lat)
+        var down = up - 1
+        while up < byLatitude.count || down >= 0 {
+            if up < byLatitude.count {
+                if latitudeTerm(byLatitude[up]) > bestDistance { up = byLatitude.count } else { consider(byLatitude[up]); up += 1 }
+            }
+            if down >= 0 {
+                if latitudeTerm(byLatitude[down]) > bestDistance { down = -1 } else { consider(byLatitude[down]); down -= 1 }
+            }
+        }
+        return best
+    }
+
+    /// The first position in `byLatitude` whose place's latitude is `>= lat`.
+    private func firstPosition(notBelow lat: Double) -> Int {
+        var lo = 0, hi = byLatitude.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if latitudes[byLatitude[mid]] < lat { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    /// Moves place `p` to its position in `byLatitude` after its latitude changed (a place
+    /// moves a little per fix, so this is a few swaps at most).
+    private mutating func restoreOrder(of p: Int) {
+        var k = position[p]
+        while k > 0, latitudes[byLatitude[k - 1]] > latitudes[p] { swapPositions(k, k - 1); k -= 1 }
+        while k + 1 < byLatitude.count, latitudes[byLatitude[k + 1]] < latitudes[p] { swapPositions(k, k + 1); k += 1 }
+    }
+
+    private mutating func swapPositions(_ i: Int, _ j: Int) {
+        byLatitude.swapAt(i, j)
+        position[byLatitude[i]] = i
+        position[byLatitude[j]] = j
     }
 
     /// Equirectangular distance in metres (accurate to well under 1% at place scale).
