@@ -132,6 +132,25 @@ extension CLITests {
             #expect(!dir.exists("events.db"))
         }
 
+        @Test func aDatabaseAsInputIsNamedAndLeftIntact() throws {
+            let dir = try TemporaryDirectory()
+            defer { dir.cleanUp() }
+            let db = dir.file("events.db")
+            #expect(runTool(["ingest", try dir.write("sample.jsonl", sampleJSONL), "--db", db]).status == 0)
+            let before = try Data(contentsOf: URL(fileURLWithPath: db))
+            // The same file as input and --db.
+            let same = runTool(["ingest", db, "--db", db])
+            #expect(same.status == 1)
+            #expect(same.standardError == "Error: '\(db)' is the database given by --db: ingest reads JSONL events into it (give the .jsonl file as input)\n")
+            // Another log as input.
+            let other = dir.file("other.db")
+            let copy = runTool(["ingest", db, "--db", other])
+            #expect(copy.status == 1)
+            #expect(copy.standardError == "Error: '\(db)' is an SQLite database, not JSONL events; to copy a log's events into another: smartstack export --db \(db) | smartstack ingest - --db \(other)\n")
+            #expect(!dir.exists("other.db"))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before)
+        }
+
         @Test func directoryAsDatabaseIsAFailure() throws {
             let dir = try TemporaryDirectory()
             defer { dir.cleanUp() }

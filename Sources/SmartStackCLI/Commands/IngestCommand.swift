@@ -248,6 +248,19 @@ public struct IngestCommand: SubcommandProtocol, Hashable {
             throw CommandFailure("no such file: \(input)")
         }
         if isDirectory.boolValue { throw CommandFailure("'\(input)' is a directory, not a JSONL file") }
+        // Reading a database as JSONL would only fail on its first line; say what it is.
+        var a = stat(), b = stat()
+        if stat(input, &a) == 0, stat(database, &b) == 0, a.st_dev == b.st_dev, a.st_ino == b.st_ino {
+            throw CommandFailure("'\(input)' is the database given by --db: ingest reads JSONL events into it "
+                + "(give the .jsonl file as input)")
+        }
+        if let handle = FileHandle(forReadingAtPath: input) {
+            defer { try? handle.close() }
+            if let head = try? handle.read(upToCount: 16), Array(head) == Array("SQLite format 3\0".utf8) {
+                throw CommandFailure("'\(input)' is an SQLite database, not JSONL events; to copy a log's events into "
+                    + "another: smartstack export --db \(input) | smartstack ingest - --db \(database)")
+            }
+        }
     }
 }
 
