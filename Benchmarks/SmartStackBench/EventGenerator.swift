@@ -1,24 +1,10 @@
 import SmartStack
 
-/// SplitMix64: a tiny seeded generator, so every benchmark run sees the same events.
-private struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Generates a plausible stream of phone events: every type, several users in their own time
 /// zones, realistic bundle ids and widget names, times moving forward.
 struct EventGenerator {
-    private var rng: SplitMix64
+    private var rng: SeededGenerator  // SplitMix64: every run sees the same events
     private var clock: Int64   // nanoseconds since 1970, UTC
     private var counters: [Int]
     private let users: [String]
@@ -46,7 +32,7 @@ struct EventGenerator {
 
     /// A generator for `userCount` users starting at 2013-03-01T00:00:00Z.
     init(seed: UInt64, userCount: Int = 40) {
-        rng = SplitMix64(seed: seed)
+        rng = SeededGenerator(seed: seed)
         clock = 1_362_096_000 * 1_000_000_000
         users = (0..<userCount).map { "u\($0 < 10 ? "00" : "0")\($0)" }
         let zones: [Int32] = [-14_400, -18_000, -25_200, 0, 3600, 7200, 19_800, 32_400, 36_000, -10_800]

@@ -10,18 +10,6 @@ import Glibc
 /// one transaction), everything reported committed before is still there, and re-running the
 /// same ingest ends with exactly the file's events.
 @Suite(.serialized) struct CrashSafetyTests {
-    /// SplitMix64: the kill moments are reproducible from the seed.
-    private struct SplitMix64 {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func next(below bound: UInt64) -> UInt64 { next() % bound }
-    }
 
     /// Kills that must land mid-ingest (runs that finish before their kill are extra trials).
     static let kills = 20
@@ -68,7 +56,7 @@ import Glibc
 
         let baseDB = dir.file("base.db")
         try #require(try runBinary(["ingest", base, "--db", baseDB], in: dir).status == 0)
-        var generator = SplitMix64(state: 0x5EED_C0DE)
+        var generator = SeededGenerator(seed: 0x5EED_C0DE)
         var outcomes: [String: Int] = [:]
         // The kill moment is a seeded random fraction of `scale`, which starts at the measured
         // duration and shrinks whenever a run finishes first (the machine got faster), so at
@@ -81,7 +69,7 @@ import Glibc
             for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: baseDB + suffix) {
                 try FileManager.default.copyItem(atPath: baseDB + suffix, toPath: db + suffix)
             }
-            let delay = Double(generator.next(below: 1_000)) / 1_000 * scale + 0.005
+            let delay = Double(generator.next() % 1_000) / 1_000 * scale + 0.005
             let process = Process()
             process.executableURL = binary
             process.arguments = ["ingest", big, "--db", db]
@@ -131,7 +119,7 @@ import Glibc
         defer { dir.cleanUp() }
         let binary = try smartstackBinary()
         let input = try dir.write("log.jsonl", Self.jsonl(count: 30_000, prefix: "e", start: 0))
-        var generator = SplitMix64(state: 42)
+        var generator = SeededGenerator(seed: 42)
         for trial in 0..<4 {
             let db = dir.file("forget\(trial).db")
             try #require(try runBinary(["ingest", input, "--db", db], in: dir).status == 0)
@@ -142,7 +130,7 @@ import Glibc
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            Thread.sleep(forTimeInterval: Double(generator.next(below: 300)) / 1_000)
+            Thread.sleep(forTimeInterval: Double(generator.next() % 300) / 1_000)
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             let store = try EventStore(path: db)
@@ -182,7 +170,7 @@ import Glibc
                 expected[user + "/" + stack] = try fresh.ranking(stack: stack, at: at).widgets.map(\.widget)
             }
         }
-        var generator = SplitMix64(state: 7)
+        var generator = SeededGenerator(seed: 7)
         for trial in 0..<5 {
             let db = dir.file("rebuild\(trial).db")
             try #require(try runBinary(["ingest", data, "--db", db], in: dir).status == 0)
@@ -194,7 +182,7 @@ import Glibc
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            Thread.sleep(forTimeInterval: Double(generator.next(below: 400)) / 1_000)
+            Thread.sleep(forTimeInterval: Double(generator.next() % 400) / 1_000)
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             let engine = try Engine(path: db)

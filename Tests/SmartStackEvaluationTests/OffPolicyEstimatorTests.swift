@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SmartStack
 @testable import SmartStackEvaluation
 
 /// Four rounds, two actions, every figure computed by hand (see each expectation).
@@ -170,7 +171,7 @@ private func value(_ estimator: OffPolicyEstimator, _ feedback: BanditFeedback) 
 @Suite struct OffPolicyBootstrapTests {
     private func sample() throws -> BanditFeedback {
         // A deterministic pseudo-random log of 300 rounds, 4 actions.
-        var rng = OffPolicyRandom(seed: 99)
+        var rng = SeededGenerator(seed: 99)
         var actions: [Int] = [], rewards: [Double] = [], propensities: [Double] = [], target: [Double] = [], q: [Double] = []
         let logging = [0.4, 0.3, 0.2, 0.1]
         for _ in 0..<300 {

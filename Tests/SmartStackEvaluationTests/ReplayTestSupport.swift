@@ -73,11 +73,11 @@ final class StaticPolicy: ReplayPolicy {
 /// generator, so results depend on the seed and on every event seen.
 final class RecentPolicy: ReplayPolicy {
     var lastUse: [String: Int64] = [:]
-    var generator: SplitMix64
+    var generator: SeededGenerator
     var latestSeen: Int64 = .min
     var violations = 0
     var log: [(Int64, String, String?)] = []
-    init(seed: UInt64) { generator = SplitMix64(seed: seed) }
+    init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
     func record(_ event: Event) {
         latestSeen = max(latestSeen, event.time.nanosecondsSinceEpoch)
         if case .appLaunch(let app) = event.payload { lastUse[app] = event.time.nanosecondsSinceEpoch }
@@ -126,7 +126,7 @@ let staticFactory = PolicyFactory(name: "static") { _, _ in StaticPolicy() }
 
 /// A seeded synthetic multi-user dataset: two stacks, screen_on sessions with launches.
 func syntheticDataset(users: Int, days: Int, seed: UInt64, screenOn: Bool = true) -> [Event] {
-    var g = SplitMix64(seed: seed)
+    var g = SeededGenerator(seed: seed)
     var events: [Event] = []
     let apps = ["mail", "maps", "notes", "weather", "music", "news", "other"]
     for u in 0..<users {

@@ -99,7 +99,7 @@ import SmartStack
     @Test func decisionsDoNotDependOnTheFuture() throws {
         let events = Evaluator.timeOrdered(syntheticDataset(users: 3, days: 4, seed: 21))
         let cut = Fixture.at(minutes: 2 * 1440).nanosecondsSinceEpoch
-        var g = SplitMix64(seed: 77)
+        var g = SeededGenerator(seed: 77)
         let later = events.filter { $0.time.nanosecondsSinceEpoch > cut }
         var times = later.map(\.time)
         times.shuffle(using: &g)

@@ -330,7 +330,7 @@ enum ReportReplayFixture {
     /// `users` users over `days` days: one stack of four widgets, screen_on sessions through the
     /// day, each followed by a launch of a widget's app drawn with a per-user preference.
     static func events(users: Int = 3, days: Int = 4, seed: UInt64 = 11) -> [Event] {
-        var g = SplitMix64(seed: seed)
+        var g = SeededGenerator(seed: seed)
         let widgets = ["weather", "mail", "maps", "music"]
         let day: Int64 = 86_400 * 1_000_000_000, minute: Int64 = 60 * 1_000_000_000
         let start: Int64 = 1_704_067_200 * 1_000_000_000   // 2024-01-01T00:00:00Z

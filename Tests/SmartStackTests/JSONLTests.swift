@@ -38,17 +38,6 @@ private func temporaryFile(_ bytes: [UInt8]) throws -> String {
     return path
 }
 
-/// SplitMix64: a small seeded generator so the property tests are reproducible.
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite struct JSONLTests {
     static let t = #""time":"2013-03-27T08:05:00-04:00""#
@@ -184,7 +173,7 @@ private struct SplitMix64: RandomNumberGenerator {
     }
 
     @Test func randomNumbersParseExactly() throws {
-        var rng = SplitMix64(state: 42)
+        var rng = SeededGenerator(seed: 42)
         var lines = ""
         var expected: [Double] = []
         for _ in 0..<3000 {
@@ -412,7 +401,7 @@ private struct SplitMix64: RandomNumberGenerator {
     }
 
     @Test func mutatedLinesNeverCrashAndAcceptedOnesRoundTrip() throws {
-        var rng = SplitMix64(state: 7)
+        var rng = SeededGenerator(seed: 7)
         let interesting: [UInt8] = Array(#"{}[],:"\u0-+.eE1 tfn"#.utf8) + [0x00, 0x0A, 0x7F, 0xC3, 0xA9, 0xED, 0xF0, 0xFF]
         var text: [UInt8] = []
         var blankLines = 0
@@ -475,7 +464,7 @@ private struct SplitMix64: RandomNumberGenerator {
 
     @Test(arguments: [1, 3, 7, 64, 1 << 20])
     func linesSplitAcrossReadsAreJoined(chunkSize: Int) throws {
-        var rng = SplitMix64(state: UInt64(chunkSize))
+        var rng = SeededGenerator(seed: UInt64(chunkSize))
         let original = (0..<300).map { _ in RandomEvents.event(using: &rng) }
         var bytes: [UInt8] = []
         for event in original { JSONLWriter.append(event, to: &bytes) }
@@ -558,7 +547,7 @@ private struct SplitMix64: RandomNumberGenerator {
     }
 
     @Test func roundTripOverManyGeneratedEvents() throws {
-        var rng = SplitMix64(state: 2013)
+        var rng = SeededGenerator(seed: 2013)
         let original = (0..<5000).map { _ in RandomEvents.event(using: &rng) }
         var bytes: [UInt8] = []
         for event in original { JSONLWriter.append(event, to: &bytes) }

@@ -1,5 +1,6 @@
 import Synchronization
 import Dispatch
+import SmartStack
 
 /// Percentile bootstrap over user-days, seeded and parallel, with results that do not depend on
 /// the number of threads: resample `r` draws its units from its own generator seeded by
@@ -33,7 +34,7 @@ enum Bootstrap {
             var indices = [Int](repeating: 0, count: units)
             var local = Array(repeating: Array(repeating: Array(repeating: Double.nan, count: hi - lo), count: metrics.count), count: policies)
             for r in lo..<hi {
-                var g = SplitMix64(seed: SplitMix64.mix(seed, UInt64(r)))
+                var g = SeededGenerator(seed: SeededGenerator.mix(seed, UInt64(r)))
                 for i in 0..<units { indices[i] = g.index(below: units) }
                 for p in 0..<policies {
                     acc.reset()

@@ -1,3 +1,5 @@
+import SmartStack
+
 /// Off-policy estimates of a policy's mean reward from logged rounds: point estimates matching
 /// Open Bandit Pipeline 0.5.7, seeded bootstrap intervals and weight diagnostics. Pure: the
 /// same input and seed always give the same result.
@@ -300,7 +302,7 @@ struct RoundTerms {
         }
         var replicates = [[Double]](repeating: [], count: e)
         for k in 0..<e { replicates[k].reserveCapacity(samples) }
-        var generator = OffPolicyRandom(seed: seed)
+        var generator = SeededGenerator(seed: seed)
         var sums = [Double](repeating: 0, count: 2 * e)
         numerators.withUnsafeBufferPointer { num in
             denominators.withUnsafeBufferPointer { den in

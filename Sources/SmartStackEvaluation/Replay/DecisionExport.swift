@@ -134,7 +134,7 @@ public struct DecisionExport: Sendable {
             summary.users += 1
             let engine: UserEngine
             do {
-                engine = try UserEngine(user: user, policy: policy, seed: SplitMix64.mix(seed, SplitMix64.stableHash(user)))
+                engine = try UserEngine(user: user, policy: policy, seed: SeededGenerator.mix(seed, SeededGenerator.hash(user)))
             } catch {
                 throw EvaluationError("cannot build policy '\(policy)': \(error)")
             }
@@ -154,7 +154,7 @@ public struct DecisionExport: Sendable {
                 let factory = PolicyFactory.engine(policy)
                 let clock = ContinuousClock()
                 let start = clock.now
-                let plain = try factory.make(user, SplitMix64.mix(seed, SplitMix64.stableHash(user)))
+                let plain = try factory.make(user, SeededGenerator.mix(seed, SeededGenerator.hash(user)))
                 _ = try replay.run(user: user, events: ordered, policies: [plain], collectImpressions: false)
                 let elapsed = clock.now - start
                 summary.replaySeconds = (summary.replaySeconds ?? 0)

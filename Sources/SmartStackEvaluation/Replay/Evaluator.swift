@@ -75,7 +75,7 @@ public struct Evaluator: Sendable {
                 while let item = queue.pop() {
                     do {
                         let events = Self.timeOrdered(item.events)
-                        let userSeed = SplitMix64.mix(options.seed, SplitMix64.stableHash(item.user))
+                        let userSeed = SeededGenerator.mix(options.seed, SeededGenerator.hash(item.user))
                         let instances = try policies.map { try $0.make(item.user, userSeed) }
                         let r = try replay.run(user: item.user, events: events, policies: instances,
                                                collectImpressions: collectImpressions) { n in

@@ -1,3 +1,5 @@
+import SmartStack
+
 /// The single place where the evaluator calls the off-policy estimators of
 /// `Sources/SmartStackEvaluation/OffPolicy/` on the logged impressions paired with one policy.
 ///
@@ -19,7 +21,7 @@ enum OffPolicyIntegration {
         // Selection sampling (Knuth's algorithm S): a uniform sample of `limit` impressions,
         // the same for every policy since it depends only on the seed and the data's order.
         let limit = max(1, options.offPolicyRoundLimit)
-        var generator = SplitMix64(seed: SplitMix64.mix(options.seed, 0x0FF_1C7))
+        var generator = SeededGenerator(seed: SeededGenerator.mix(options.seed, 0x0FF_1C7))
         var needed = min(limit, total), remaining = total
         var rounds: [LoggedRound] = []
         rounds.reserveCapacity(needed)

@@ -1,3 +1,5 @@
+import SmartStack
+
 /// The simulator's seeded pseudo-random generator: xoshiro256** seeded through SplitMix64.
 ///
 /// Every random choice the persona simulator makes goes through one of these, so the same seed
@@ -26,11 +28,9 @@ public struct SimulationRandom: Sendable, Hashable, RandomNumberGenerator {
 
     /// One step of SplitMix64: advances `state` and returns a well-mixed value.
     public static func splitMix(_ state: inout UInt64) -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        var g = SeededGenerator(seed: state)
+        defer { state = g.state }
+        return g.next()
     }
 
     /// Mixes several values into one seed (order matters), for deriving independent streams.
