@@ -1,5 +1,6 @@
 // Shared by every fuzz target (compiled into each target's executable by .ci/fuzz.sh).
 import SmartStack
+import SmartStackEvaluation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,4 +30,22 @@ func writeScratchFile(_ data: UnsafePointer<UInt8>, _ size: Int, suffix: String)
     if size > 0 { _ = fwrite(data, 1, size, file) }
     fclose(file)
     return path
+}
+
+/// The body of every importer target: the input as a scratch file named with `suffix`, imported
+/// with `format` strictly or skipping invalid rows (alternately, by size), then every event's
+/// JSONL round trip checked. An input must end in events or in an error with a message.
+func fuzzImport(_ format: ImportFormat, _ data: UnsafePointer<UInt8>, _ size: Int, suffix: String, source: String,
+                configure: (inout ImportOptions) -> Void = { _ in }) -> CInt {
+    let path = writeScratchFile(data, size, suffix: suffix)
+    var options = ImportOptions()
+    options.skipInvalidRows = size % 2 == 1   // both the strict and the skipping path
+    configure(&options)
+    do {
+        let result = try format.importFiles([path], options: options)
+        for event in result.events { checkRoundTrip(event, source: source) }
+    } catch {
+        if error.description.isEmpty { fatalError("an import error without a message") }
+    }
+    return 0
 }

@@ -6,14 +6,5 @@ import SmartStackEvaluation
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let path = writeScratchFile(data, size, suffix: ".csv")
-    var options = ImportOptions()
-    options.skipInvalidRows = size % 2 == 1   // both the strict and the skipping path
-    do {
-        let result = try ImportFormat.awareScreen.importFiles([path], options: options)
-        for event in result.events { checkRoundTrip(event, source: "AwareScreen importer") }
-    } catch {
-        if error.description.isEmpty { fatalError("an import error without a message") }
-    }
-    return 0
+    fuzzImport(.awareScreen, data, size, suffix: ".csv", source: "AwareScreen importer")
 }

@@ -6,17 +6,7 @@ import SmartStackEvaluation
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let path = writeScratchFile(data, size, suffix: ".csv")
-    var options = ImportOptions()
-    options.skipInvalidRows = size % 2 == 1   // both the strict and the skipping path
-    options.columns = FuzzCSVMapping.columns(variant: size)
-    do {
-        let result = try ImportFormat.csv.importFiles([path], options: options)
-        for event in result.events { checkRoundTrip(event, source: "CSVLog importer") }
-    } catch {
-        if error.description.isEmpty { fatalError("an import error without a message") }
-    }
-    return 0
+    fuzzImport(.csv, data, size, suffix: ".csv", source: "CSVLog importer") { $0.columns = FuzzCSVMapping.columns(variant: size) }
 }
 
 /// The column mapping the seeds use, with the time format varying by input so every time
