@@ -54,18 +54,11 @@ public struct MetricValues: Sendable, Hashable, Codable {
         set { values[metric] = newValue }
     }
 
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     /// Encodes `{"hit_at_1": 0.5, ..., "coverage": null}`.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Key.self)
+        var container = encoder.container(keyedBy: NameKey.self)
         for metric in Metric.allCases {
-            let key = Key(stringValue: metric.rawValue)
+            let key = NameKey(metric.rawValue)
             if let v = values[metric], v.isFinite {
                 if metric == .decisions || metric == .decisionsWithTarget {
                     try container.encode(Int(v), forKey: key)
@@ -80,10 +73,10 @@ public struct MetricValues: Sendable, Hashable, Codable {
 
     /// Decodes what `encode(to:)` writes (unknown keys ignored).
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Key.self)
+        let container = try decoder.container(keyedBy: NameKey.self)
         var values: [Metric: Double] = [:]
         for metric in Metric.allCases {
-            if let v = try container.decodeIfPresent(Double.self, forKey: Key(stringValue: metric.rawValue)) {
+            if let v = try container.decodeIfPresent(Double.self, forKey: NameKey(metric.rawValue)) {
                 values[metric] = v
             }
         }
@@ -105,18 +98,11 @@ public struct MetricIntervals: Sendable, Hashable, Codable {
         set { intervals[metric] = newValue }
     }
 
-    private struct Key: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     /// Encodes `{"hit_at_1": [0.4, 0.6], ...}` for the estimated metrics.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Key.self)
+        var container = encoder.container(keyedBy: NameKey.self)
         for metric in Metric.estimated {
-            let key = Key(stringValue: metric.rawValue)
+            let key = NameKey(metric.rawValue)
             if let r = intervals[metric] {
                 try container.encode([r.lowerBound, r.upperBound], forKey: key)
             } else {
@@ -127,14 +113,24 @@ public struct MetricIntervals: Sendable, Hashable, Codable {
 
     /// Decodes what `encode(to:)` writes.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Key.self)
+        let container = try decoder.container(keyedBy: NameKey.self)
         var intervals: [Metric: ClosedRange<Double>] = [:]
         for metric in Metric.estimated {
-            if let pair = try container.decodeIfPresent([Double].self, forKey: Key(stringValue: metric.rawValue)),
+            if let pair = try container.decodeIfPresent([Double].self, forKey: NameKey(metric.rawValue)),
                pair.count == 2, pair[0] <= pair[1] {
                 intervals[metric] = pair[0]...pair[1]
             }
         }
         self.intervals = intervals
     }
+}
+
+/// A coding key that is just a name: for JSON objects whose keys are data (metric names,
+/// estimator names) rather than a fixed `CodingKeys` enum.
+struct NameKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ name: String) { stringValue = name }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }

@@ -119,20 +119,13 @@ public struct OffPolicyResult: Sendable, Hashable, Codable {
         estimates.first { $0.estimator == estimator }
     }
 
-    private struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(_ string: String) { stringValue = string }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
     private struct Entry: Codable {
         var value: Double?
         var ci: [Double]?
         func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: AnyKey.self)
-            try c.encode(value, forKey: AnyKey("value"))
-            try c.encode(ci, forKey: AnyKey("ci"))
+            var c = encoder.container(keyedBy: NameKey.self)
+            try c.encode(value, forKey: NameKey("value"))
+            try c.encode(ci, forKey: NameKey("ci"))
         }
     }
     private struct Bootstrap: Codable {
@@ -143,21 +136,21 @@ public struct OffPolicyResult: Sendable, Hashable, Codable {
 
     /// Encodes with estimator keys at the top level; undefined values and intervals as `null`.
     public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: AnyKey.self)
+        var c = encoder.container(keyedBy: NameKey.self)
         for estimate in estimates {
-            try c.encode(Entry(value: estimate.value, ci: estimate.interval), forKey: AnyKey(estimate.estimator.key))
+            try c.encode(Entry(value: estimate.value, ci: estimate.interval), forKey: NameKey(estimate.estimator.key))
         }
-        try c.encode(diagnostics, forKey: AnyKey("diagnostics"))
-        try c.encode(rounds, forKey: AnyKey("rounds"))
-        try c.encode(Bootstrap(samples: bootstrap.samples, alpha: bootstrap.alpha, seed: seed), forKey: AnyKey("bootstrap"))
+        try c.encode(diagnostics, forKey: NameKey("diagnostics"))
+        try c.encode(rounds, forKey: NameKey("rounds"))
+        try c.encode(Bootstrap(samples: bootstrap.samples, alpha: bootstrap.alpha, seed: seed), forKey: NameKey("bootstrap"))
     }
 
     /// Decodes what ``encode(to:)`` writes (estimators in key order, since JSON objects are unordered).
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: AnyKey.self)
-        diagnostics = try c.decode(OffPolicyDiagnostics.self, forKey: AnyKey("diagnostics"))
-        rounds = try c.decode(Int.self, forKey: AnyKey("rounds"))
-        let b = try c.decode(Bootstrap.self, forKey: AnyKey("bootstrap"))
+        let c = try decoder.container(keyedBy: NameKey.self)
+        diagnostics = try c.decode(OffPolicyDiagnostics.self, forKey: NameKey("diagnostics"))
+        rounds = try c.decode(Int.self, forKey: NameKey("rounds"))
+        let b = try c.decode(Bootstrap.self, forKey: NameKey("bootstrap"))
         bootstrap = BootstrapOptions(samples: b.samples, alpha: b.alpha)
         seed = b.seed
         var estimates: [OffPolicyEstimate] = []
