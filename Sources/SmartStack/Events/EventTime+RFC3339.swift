@@ -166,9 +166,9 @@ extension EventTime {
     /// The years a parsed time may have (an instant in nanoseconds since 1970 must fit an `Int64`).
     static let supportedYears: ClosedRange<Int64> = 1678...2261
 
-    static func isLeapYear(_ y: Int64) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
+    package static func isLeapYear(_ y: Int64) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
 
-    static func daysInMonth(year: Int64, month: Int64) -> Int64 {
+    package static func daysInMonth(year: Int64, month: Int64) -> Int64 {
         switch month {
         case 2: return isLeapYear(year) ? 29 : 28
         case 4, 6, 9, 11: return 30
@@ -177,7 +177,7 @@ extension EventTime {
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-    static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
+    package static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = floorDiv(y, 400)
         let yoe = y - era * 400
@@ -188,7 +188,7 @@ extension EventTime {
     }
 
     /// The proleptic Gregorian date of a day number (inverse of ``daysFromCivil``).
-    static func civilFromDays(_ z0: Int64) -> (Int64, Int64, Int64) {
+    package static func civilFromDays(_ z0: Int64) -> (Int64, Int64, Int64) {
         let z = z0 + 719_468
         let era = floorDiv(z, 146_097)
         let doe = z - era * 146_097

@@ -75,7 +75,7 @@ public struct EventTime: Sendable, Hashable, Comparable {
         return lhs.utcOffsetSeconds < rhs.utcOffsetSeconds
     }
 
-    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+    package static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
         let q = a / b
         return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
     }

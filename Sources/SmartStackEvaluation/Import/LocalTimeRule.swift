@@ -148,34 +148,18 @@ public enum LocalTimeRule: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Proleptic Gregorian calendar arithmetic on day numbers (days since 1970-01-01).
+/// Proleptic Gregorian calendar arithmetic on day numbers (days since 1970-01-01): the
+/// engine's own (`EventTime`), plus the Sundays daylight-saving rules start and end on.
 enum CivilDate {
-    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
-        let q = a / b
-        return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
-    }
+    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { EventTime.floorDiv(a, b) }
 
-    /// Days since 1970-01-01 of a date (H. Hinnant's algorithm).
+    /// Days since 1970-01-01 of a date.
     static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = floorDiv(y, 400)
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
+        EventTime.daysFromCivil(year: year, month: month, day: day)
     }
 
     /// The year containing day number `z`.
-    static func year(ofDay z0: Int64) -> Int64 {
-        let z = z0 + 719_468
-        let era = floorDiv(z, 146_097)
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        return yoe + era * 400 + (mp >= 10 ? 1 : 0)
-    }
+    static func year(ofDay z: Int64) -> Int64 { EventTime.civilFromDays(z).0 }
 
     /// 0 = Sunday ... 6 = Saturday.
     static func weekday(ofDay z: Int64) -> Int64 {
@@ -196,13 +180,5 @@ enum CivilDate {
         return last - weekday(ofDay: last)
     }
 
-    static func isLeapYear(_ y: Int64) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
-
-    static func daysInMonth(year: Int64, month: Int64) -> Int64 {
-        switch month {
-        case 2: return isLeapYear(year) ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
+    static func daysInMonth(year: Int64, month: Int64) -> Int64 { EventTime.daysInMonth(year: year, month: month) }
 }
