@@ -116,6 +116,15 @@ public enum JSONLWriter: Sendable {
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
+    /// `text` as a JSON string literal (see ``appendString(_:to:)``): for the other JSON the
+    /// package writes (rankings, decision exports), escaped exactly as event lines are.
+    package static func string(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count + 2)
+        appendString(text, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// A JSON string literal: escapes `"`, `\` and C0 controls; everything else stays UTF-8.
     static func appendString(_ text: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))

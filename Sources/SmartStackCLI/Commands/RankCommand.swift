@@ -159,24 +159,8 @@ public struct RankCommand: SubcommandProtocol, Hashable {
         return lines.joined(separator: "\n")
     }
 
-    /// A JSON string literal: `"`, `\` and control characters escaped.
-    static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    /// A JSON string literal, escaped as event lines are (`JSONLWriter.string`).
+    static func jsonString(_ text: String) -> String { JSONLWriter.string(text) }
 
     /// A JSON number (shortest round-trip form), or `null` when not finite.
     static func jsonNumber(_ x: Double) -> String {

@@ -57,21 +57,7 @@ public struct DecisionRecord: Sendable, Hashable {
 
     static func number(_ v: Double) -> String { v.isFinite ? "\(v)" : "null" }
     static func list(_ items: [String]) -> String { "[" + items.map(quote).joined(separator: ",") + "]" }
-    static func quote(_ text: String) -> String {
-        var out = "\""
-        for u in text.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        return out + "\""
-    }
+    static func quote(_ text: String) -> String { JSONLWriter.string(text) }
 }
 
 /// Counts of an export, matching the evaluator's counts for the same options.
