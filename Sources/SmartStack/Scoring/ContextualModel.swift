@@ -100,11 +100,12 @@ enum ContextualModel {
                     // reads of `kernelSums` stay inside the widget's own rows.
                     let bins = bins.baseAddress!, rej = rej.baseAddress!, kw = kw.baseAddress!
                     // Kernel sums into raw columns 2, 3 and 8 (scaled below), two widgets at a
-                    // time in the lanes of SIMD2 vectors: each lane adds and multiplies exactly
-                    // as the scalar loop, in the same order, so the sums are bit-identical.
-                    var i = 0
-                    while i + 1 < widgets.count {
-                        let w0 = Int(widgets[i]), w1 = Int(widgets[i + 1])
+                    // time in the lanes of SIMD2 vectors (a last odd widget fills both lanes):
+                    // each lane adds and multiplies exactly as a scalar loop over
+                    // `(first + k) mod 96` would, in the same order, so the sums are bit-identical.
+                    for i in stride(from: 0, to: widgets.count, by: 2) {
+                        let hasPair = i + 1 < widgets.count
+                        let w0 = Int(widgets[i]), w1 = hasPair ? Int(widgets[i + 1]) : w0
                         var sums = (all: SIMD2<Double>(), dt: SIMD2<Double>(), rr: SIMD2<Double>())
                         kernelSums(kw, bins + (w0 * 192 + before), bins + (w1 * 192 + before), dayOffset: dayOffset,
                                    rej + (w0 * 96 + before), rej + (w1 * 96 + before), count: split, into: &sums)
@@ -113,25 +114,10 @@ enum ContextualModel {
                                        dayOffset: dayOffset, rej + (w0 * 96 + after + split), rej + (w1 * 96 + after + split),
                                        count: count - split, into: &sums)
                         }
-                        for lane in 0..<2 {
+                        for lane in 0..<(hasPair ? 2 : 1) {
                             let r = (i + lane) * R
                             raw[r + 2] = sums.all[lane]; raw[r + 3] = sums.dt[lane]; raw[r + 8] = sums.rr[lane]
                         }
-                        i += 2
-                    }
-                    if i < widgets.count {
-                        let w = Int(widgets[i])
-                        let base = w * 192
-                        var sums = (all: 0.0, dt: 0.0, rr: 0.0)
-                        // In order of k, exactly as one loop over `(first + k) mod 96`.
-                        kernelSums(kw, bins + (base + before), bins + (base + dayOffset + before), rej + (w * 96 + before),
-                                   count: split, into: &sums)
-                        if split < count {
-                            kernelSums(kw + split, bins + (base + after + split), bins + (base + dayOffset + after + split),
-                                       rej + (w * 96 + after + split), count: count - split, into: &sums)
-                        }
-                        let r = i * R
-                        raw[r + 2] = sums.all; raw[r + 3] = sums.dt; raw[r + 8] = sums.rr
                     }
                     for i in 0..<widgets.count {
                         let w = Int(widgets[i])
@@ -159,25 +145,9 @@ enum ContextualModel {
     }
 
     /// Adds `Σ kw[k]·(days[k] + days[96 + k])`, `Σ kw[k]·day[k]` and `Σ kw[k]·rejections[k]`
-    /// over `k < count`, in order of k, to `sums`.
-    @inline(__always)
-    private static func kernelSums(
-        _ kw: UnsafePointer<Double>, _ days: UnsafePointer<Double>, _ day: UnsafePointer<Double>,
-        _ rejections: UnsafePointer<Double>, count: Int, into sums: inout (all: Double, dt: Double, rr: Double)
-    ) {
-        var (all, dt, rr) = sums
-        let days2 = days + 96
-        for k in 0..<count {
-            all += kw[k] * (days[k] + days2[k])
-            dt += kw[k] * day[k]
-            rr += kw[k] * rejections[k]
-        }
-        sums = (all, dt, rr)
-    }
-
-    /// The same for two widgets at once (`a` and `b`: their 192 time bins from the first bin;
-    /// `ra`, `rb`: their rejections), lane 0 for `a` and lane 1 for `b`, each lane computed
-    /// exactly as the scalar loop (no fused or reordered operation).
+    /// over `k < count`, in order of k, to `sums`, for two widgets at once: `a` and `b` are their
+    /// 192 time bins from the first bin, `ra` and `rb` their rejections; lane 0 is `a`'s, lane 1
+    /// `b`'s, each computed exactly as a scalar loop would (no fused or reordered operation).
     @inline(__always)
     private static func kernelSums(
         _ kw: UnsafePointer<Double>, _ a: UnsafePointer<Double>, _ b: UnsafePointer<Double>, dayOffset: Int,
