@@ -155,7 +155,7 @@ public enum ImportTime {
             }
         }
         guard i == n else { throw bad }
-        guard month >= 1, month <= 12, day >= 1, day <= CivilDate.daysInMonth(year: year, month: month),
+        guard month >= 1, month <= 12, day >= 1, day <= EventTime.daysInMonth(year: year, month: month),
               hour <= 23, minute <= 59, second <= 59
         else {
             throw ImportError(file: "", message: "impossible date-time: '\(t)'")
@@ -164,7 +164,7 @@ public enum ImportTime {
         guard (1678...2261).contains(year) else {
             throw ImportError(file: "", message: "date-time out of the supported range (years 1678...2261): '\(t)'")
         }
-        let local = CivilDate.days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
+        let local = EventTime.daysFromCivil(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
         let resolved = offset ?? rule.utcOffset(forLocalSeconds: local)
         let utc = local - Int64(resolved)
         // A local time inside a spring-forward gap: report it at the first valid reading.

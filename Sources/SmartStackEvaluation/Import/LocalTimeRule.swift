@@ -101,7 +101,7 @@ public enum LocalTimeRule: Sendable, Hashable, CustomStringConvertible {
         case .fixed(let seconds):
             return seconds
         case .unitedStates(let standard, _):
-            let year = CivilDate.year(ofDay: CivilDate.floorDiv(t + Int64(standard), 86_400))
+            let year = EventTime.civilFromDays(EventTime.floorDiv(t + Int64(standard), 86_400)).0
             guard let (start, end) = LocalTimeRule.usDaylightSpan(year: year, standardOffset: standard) else {
                 return standard
             }
@@ -148,19 +148,9 @@ public enum LocalTimeRule: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Proleptic Gregorian calendar arithmetic on day numbers (days since 1970-01-01): the
-/// engine's own (`EventTime`), plus the Sundays daylight-saving rules start and end on.
+/// The Sundays daylight-saving rules start and end on, in day numbers (days since 1970-01-01;
+/// the calendar arithmetic itself is the engine's, `EventTime`).
 enum CivilDate {
-    static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { EventTime.floorDiv(a, b) }
-
-    /// Days since 1970-01-01 of a date.
-    static func days(year: Int64, month: Int64, day: Int64) -> Int64 {
-        EventTime.daysFromCivil(year: year, month: month, day: day)
-    }
-
-    /// The year containing day number `z`.
-    static func year(ofDay z: Int64) -> Int64 { EventTime.civilFromDays(z).0 }
-
     /// 0 = Sunday ... 6 = Saturday.
     static func weekday(ofDay z: Int64) -> Int64 {
         let r = (z + 4) % 7  // 1970-01-01 was a Thursday (4).
@@ -169,16 +159,15 @@ enum CivilDate {
 
     /// Day number of the n-th Sunday (1-based) of a month.
     static func nthSunday(year: Int64, month: Int64, n: Int64) -> Int64 {
-        let first = days(year: year, month: month, day: 1)
+        let first = EventTime.daysFromCivil(year: year, month: month, day: 1)
         return first + (7 - weekday(ofDay: first)) % 7 + 7 * (n - 1)
     }
 
     /// Day number of the last Sunday of a month.
     static func lastSunday(year: Int64, month: Int64) -> Int64 {
-        let nextMonthFirst = month == 12 ? days(year: year + 1, month: 1, day: 1) : days(year: year, month: month + 1, day: 1)
+        let nextMonthFirst = month == 12 ? EventTime.daysFromCivil(year: year + 1, month: 1, day: 1)
+            : EventTime.daysFromCivil(year: year, month: month + 1, day: 1)
         let last = nextMonthFirst - 1
         return last - weekday(ofDay: last)
     }
-
-    static func daysInMonth(year: Int64, month: Int64) -> Int64 { EventTime.daysInMonth(year: year, month: month) }
 }
