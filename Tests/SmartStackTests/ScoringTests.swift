@@ -108,18 +108,27 @@ import SmartStack
         #expect(seen.count == 3)
     }
 
-    @Test func learningUpweightsAPerfectlyPredictiveSignal() throws {
+    /// Twenty days of a launch of com.mail or com.news every two hours (8:00–18:00), then widget
+    /// a (after mail) or b (after news) used `widgetAfter` minutes later, with a screen-on one
+    /// minute after the launch if `screenOns`; ends with a launch of com.mail on day 20 at 9:00.
+    static func mailOrNews(widgetAfter minutes: Int, screenOns: Bool) -> Script {
         var s = Script()
         s.configure("home", ["a", "b"])
-        // After com.mail comes a, after com.news comes b, at every hour alike.
         for day in 0..<20 {
             for hour in stride(from: 8, to: 20, by: 2) {
                 let mail = (day + hour / 2) % 2 == 0
                 s.add(Script.time(day: day, hour), .appLaunch(app: mail ? "com.mail" : "com.news"))
-                s.launch(mail ? "a" : "b", Script.time(day: day, hour, 10))
+                if screenOns { s.add(Script.time(day: day, hour, 1), .screenOn) }
+                s.launch(mail ? "a" : "b", Script.time(day: day, hour, minutes))
             }
         }
         s.add(Script.time(day: 20, 9), .appLaunch(app: "com.mail"))
+        return s
+    }
+
+    @Test func learningUpweightsAPerfectlyPredictiveSignal() throws {
+        // After com.mail comes a, after com.news comes b, ten minutes later, at every hour alike.
+        let s = Self.mailOrNews(widgetAfter: 10, screenOns: false)
         let at = Script.time(day: 20, 9, 9)
         let gap = { (r: Ranking) in r.widget("a")!.score - r.widget("b")!.score }
         let fixed = try s.engine("contextual:learning_rate=0").ranking(stack: "home", at: at)
@@ -131,20 +140,7 @@ import SmartStack
     @Test func screenOnsFollowedByAnEngagementTrainTheWeights() throws {
         // After com.mail comes a, after com.news comes b, two minutes later: never a session
         // start, so only a screen-on just before the engagement can train the weights.
-        func routine(screenOns: Bool) -> Script {
-            var s = Script()
-            s.configure("home", ["a", "b"])
-            for day in 0..<20 {
-                for hour in stride(from: 8, to: 20, by: 2) {
-                    let mail = (day + hour / 2) % 2 == 0
-                    s.add(Script.time(day: day, hour), .appLaunch(app: mail ? "com.mail" : "com.news"))
-                    if screenOns { s.add(Script.time(day: day, hour, 1), .screenOn) }
-                    s.launch(mail ? "a" : "b", Script.time(day: day, hour, 2))
-                }
-            }
-            s.add(Script.time(day: 20, 9), .appLaunch(app: "com.mail"))
-            return s
-        }
+        func routine(screenOns: Bool) -> Script { Self.mailOrNews(widgetAfter: 2, screenOns: screenOns) }
         let at = Script.time(day: 20, 9, 1)
         let gap = { (r: Ranking) in r.widget("a")!.score - r.widget("b")!.score }
         let fixed = try routine(screenOns: true).engine("contextual:learning_rate=0").ranking(stack: "home", at: at)
