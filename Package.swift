@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "SmartStack", targets: ["SmartStack"]),
+        .library(name: "SmartStackDatasets", targets: ["SmartStackDatasets"]),
         .library(name: "SmartStackEvaluation", targets: ["SmartStackEvaluation"]),
         .executable(name: "smartstack", targets: ["smartstack"]),
         .executable(name: "smartstack-bench", targets: ["SmartStackBench"]),
@@ -27,22 +28,24 @@ let package = Package(
             dependencies: ["SmartStackSQLite"],
             linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
         ),
-        .target(name: "SmartStackEvaluation", dependencies: ["SmartStack", "CZlib"]),
-        .target(name: "SmartStackCLI", dependencies: ["SmartStack", "SmartStackEvaluation"]),
+        .target(name: "SmartStackDatasets", dependencies: ["SmartStack", "CZlib"]),
+        .target(name: "SmartStackEvaluation", dependencies: ["SmartStack", "SmartStackDatasets"]),
+        .target(name: "SmartStackCLI", dependencies: ["SmartStack", "SmartStackDatasets", "SmartStackEvaluation"]),
         .executableTarget(name: "smartstack", dependencies: ["SmartStackCLI"]),
         .executableTarget(
             name: "SmartStackBench",
-            dependencies: ["SmartStack", "SmartStackEvaluation", "SmartStackSQLite", "CSQLite"],
+            dependencies: ["SmartStack", "SmartStackDatasets", "SmartStackEvaluation", "SmartStackSQLite", "CSQLite"],
             path: "Benchmarks/SmartStackBench"
         ),
         .testTarget(name: "SmartStackSQLiteTests", dependencies: ["SmartStackSQLite"]),
         .testTarget(name: "SmartStackTests", dependencies: ["SmartStack"]),
+        .testTarget(name: "SmartStackDatasetsTests", dependencies: ["SmartStackDatasets"]),
         .testTarget(
             name: "SmartStackEvaluationTests",
-            dependencies: ["SmartStackEvaluation"],
+            dependencies: ["SmartStackEvaluation", "SmartStackDatasets"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "SmartStackCLITests", dependencies: ["SmartStackCLI"]),
+        .testTarget(name: "SmartStackCLITests", dependencies: ["SmartStackCLI", "SmartStackDatasets"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -50,13 +50,13 @@ selected=("$@")
 step "build fuzz targets"
 module SmartStackSQLite Sources/SmartStackSQLite
 module SmartStack Sources/SmartStack
-module SmartStackEvaluation Sources/SmartStackEvaluation
+module SmartStackDatasets Sources/SmartStackDatasets
 for target in "${selected[@]}"; do
     file="${targets[$target]:?unknown fuzz target $target (known: ${!targets[*]})}"
     # The linker warns about AddressSanitizer's local symbols ("Cannot export local symbol"):
     # harmless, filtered; any other message is shown.
     if ! swiftc "${flags[@]}" -module-name "${file}" Fuzz/Support/FuzzSupport.swift "Fuzz/Targets/$file.swift" \
-        "$out/SmartStackSQLite.o" "$out/SmartStack.o" "$out/SmartStackEvaluation.o" \
+        "$out/SmartStackSQLite.o" "$out/SmartStack.o" "$out/SmartStackDatasets.o" \
         -lsqlite3 -lz -o "$out/fuzz-$target" 2>"$out/link-$target.log"; then
         cat "$out/link-$target.log"
         exit 1

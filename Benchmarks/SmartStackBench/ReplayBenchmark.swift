@@ -4,6 +4,7 @@
 // events come from the persona simulator, so their mix is that of the bundled datasets.
 import Foundation
 import SmartStack
+import SmartStackDatasets
 import SmartStackEvaluation
 #if canImport(Glibc)
 import Glibc

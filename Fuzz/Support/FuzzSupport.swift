@@ -1,6 +1,6 @@
 // Shared by every fuzz target (compiled into each target's executable by .ci/fuzz.sh).
 import SmartStack
-import SmartStackEvaluation
+import SmartStackDatasets
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,6 @@
 import Foundation
 import SmartStack
-import SmartStackEvaluation
+import SmartStackDatasets
 import Testing
 
 /// The fuzz seed corpus and every input a fuzzer ever crashed on (`Fuzz/Corpus/<target>/`),

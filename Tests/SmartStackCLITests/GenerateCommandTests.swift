@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import SmartStack
-import SmartStackEvaluation
+import SmartStackDatasets
 @testable import SmartStackCLI
 
 @Suite struct GenerateCommandTests {

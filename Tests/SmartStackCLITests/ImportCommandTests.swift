@@ -1,7 +1,7 @@
 import Foundation
 import SmartStack
 import SmartStackCLI
-import SmartStackEvaluation
+import SmartStackDatasets
 import Testing
 
 @Suite struct ImportCommandParsingTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SmartStackDatasets
 import SmartStackEvaluation
 
 /// `../shared/datasets/obd` beside the repository (the worktree or CI's clone).
@@ -74,6 +75,7 @@ private let runningInCI = ProcessInfo.processInfo.environment["CI"] != nil
         let full = try Data(contentsOf: URL(fileURLWithPath: gz))
         #expect(try OpenBanditLog(contentsOfFile: gz) == log)
         try full.prefix(full.count - 12).write(to: URL(fileURLWithPath: gz))
-        #expect(throws: OpenBanditLogError(file: gz, message: "truncated gzip data")) { try OpenBanditLog(contentsOfFile: gz) }
+        let truncated = #expect(throws: OpenBanditLogError.self) { try OpenBanditLog(contentsOfFile: gz) }
+        #expect(truncated?.file == gz && truncated?.message.hasPrefix("truncated gzip file") == true)
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import CZlib
+import SmartStackDatasets
 import SmartStack
 @testable import SmartStackEvaluation
 
@@ -236,24 +236,11 @@ struct PNGImage {
         self.rgb = rgb
     }
 
-    /// Inflates zlib data with the system zlib.
+    /// Inflates zlib data (the importers' reader detects zlib as well as gzip).
     static func inflate(_ input: [UInt8], expected: Int) throws -> [UInt8] {
-        var stream = z_stream()
-        guard smartstack_inflate_init2(&stream, 15) == Z_OK else { throw DecodeError(description: "inflateInit2 failed") }
-        defer { inflateEnd(&stream) }
-        var output = [UInt8](repeating: 0, count: expected + 1)
-        var input = input
-        let status: Int32 = input.withUnsafeMutableBufferPointer { inBuf in
-            output.withUnsafeMutableBufferPointer { outBuf in
-                stream.next_in = inBuf.baseAddress
-                stream.avail_in = uInt(inBuf.count)
-                stream.next_out = outBuf.baseAddress
-                stream.avail_out = uInt(outBuf.count)
-                return CZlib.inflate(&stream, Z_FINISH)
-            }
-        }
-        guard status == Z_STREAM_END else { throw DecodeError(description: "inflate failed with status \(status)") }
-        return Array(output.prefix(Int(stream.total_out)))
+        let output = try GzipReader.inflate(input, name: "PNG image data")
+        guard output.count == expected else { throw DecodeError(description: "inflated \(output.count) bytes, expected \(expected)") }
+        return output
     }
 
     /// The RGB of pixel (`x`, `y`).

@@ -1,5 +1,5 @@
 import SmartStack
-import SmartStackEvaluation
+import SmartStackDatasets
 
 /// `smartstack generate --persona <name> --days <n> [--seed <s>] [--users <k>] [--start <date>]
 /// [--out <file>] [--truth <file>]`: a simulated dataset in SmartStack JSONL v1 and its ground truth.

@@ -1,5 +1,5 @@
 import SmartStack
-import SmartStackEvaluation
+import SmartStackDatasets
 
 /// `smartstack import <format> <path ...> [--out FILE]`: converts real recordings to
 /// SmartStack JSONL v1 (see ``ImportFormat``), printing what was read and skipped on stderr.

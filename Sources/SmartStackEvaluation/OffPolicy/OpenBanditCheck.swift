@@ -1,3 +1,5 @@
+import SmartStackDatasets
+
 /// The real-data check on the Open Bandit Dataset sample: the uniform-random policy's click
 /// rate estimated off-policy from the Bernoulli Thompson Sampling log, next to the click rate
 /// the uniform-random policy actually had in its own log; and the reverse, the BTS policy's

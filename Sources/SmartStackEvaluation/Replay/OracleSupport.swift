@@ -1,4 +1,5 @@
 import SmartStack
+import SmartStackDatasets
 
 /// Builds the `oracle` policy: the simulator's ground truth scored by `OracleScorer` under the
 /// engine's rotation policy (the ceiling any policy can reach on a simulated dataset).

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import SmartStack
-@testable import SmartStackEvaluation
+@testable import SmartStackDatasets
 
 @Suite struct SimulationGroundTruthTests {
     func time(_ s: String) -> EventTime { try! EventTime(rfc3339: s) }

@@ -1,6 +1,6 @@
 import Testing
 import SmartStack
-@testable import SmartStackEvaluation
+@testable import SmartStackDatasets
 
 /// Helpers shared by the simulation tests.
 enum SimulationFixtures {

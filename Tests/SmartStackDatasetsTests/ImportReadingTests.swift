@@ -1,6 +1,6 @@
 import Foundation
 import SmartStack
-import SmartStackEvaluation
+import SmartStackDatasets
 import Testing
 
 @Suite struct ImportCSVReaderTests {

@@ -1,4 +1,3 @@
-import CZlib
 import Foundation
 
 /// One logging policy's log from the Open Bandit Dataset (`random_all.csv.gz`,
@@ -40,8 +39,8 @@ public struct OpenBanditLog: Sendable, Hashable {
             throw OpenBanditLogError(file: path, message: "cannot read the file (missing or unreadable)")
         }
         var bytes = [UInt8](data)
-        if bytes.count >= 2, bytes[0] == 0x1f, bytes[1] == 0x8b {
-            bytes = try Self.gunzip(bytes, file: path)
+        if GzipReader.isGzip(bytes) {
+            do { bytes = try GzipReader.inflate(bytes, name: path) } catch { throw OpenBanditLogError(file: path, message: error.message) }
         }
         try parse(bytes, file: path)
     }
@@ -124,38 +123,6 @@ public struct OpenBanditLog: Sendable, Hashable {
             propensities.append(propensity)
         }
         guard count > 0 else { throw OpenBanditLogError(file: file, message: "no rounds after the header") }
-    }
-
-    // A minimal gzip reader for this loader alone; the importers' GzipReader (Import/) can
-    // replace it once both are merged.
-    private static func gunzip(_ input: [UInt8], file: String) throws(OpenBanditLogError) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(input.count * 8)
-        let failure: String? = input.withUnsafeBufferPointer { source -> String? in
-            var stream = z_stream()
-            guard smartstack_inflate_init2(&stream, 15 + 16) == Z_OK else { return "cannot initialise zlib" }
-            defer { inflateEnd(&stream) }
-            stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
-            stream.avail_in = UInt32(source.count)
-            var chunk = [UInt8](repeating: 0, count: 1 << 16)
-            while true {
-                let (status, produced) = chunk.withUnsafeMutableBufferPointer { target -> (Int32, Int) in
-                    stream.next_out = target.baseAddress
-                    stream.avail_out = UInt32(target.count)
-                    let status = inflate(&stream, Z_NO_FLUSH)
-                    return (status, target.count - Int(stream.avail_out))
-                }
-                output.append(contentsOf: chunk[0..<produced])
-                switch status {
-                case Z_STREAM_END: return nil
-                case Z_OK: continue
-                case Z_BUF_ERROR where stream.avail_in == 0: return "truncated gzip data"
-                default: return "corrupt gzip data (zlib status \(status))"
-                }
-            }
-        }
-        if let failure { throw OpenBanditLogError(file: file, message: failure) }
-        return output
     }
 }
 

@@ -1,6 +1,6 @@
 import Foundation
 import SmartStack
-import SmartStackEvaluation
+import SmartStackDatasets
 
 /// A fresh directory for one test's fixture files, deleted when the value goes away.
 final class ImportFixtureDirectory {

@@ -1,5 +1,5 @@
 import SmartStack
-import SmartStackEvaluation
+import SmartStackDatasets
 import Testing
 
 @Suite struct ImportStudentLifeTests {

@@ -1,6 +1,6 @@
 import Foundation
 import SmartStack
-import SmartStackEvaluation
+import SmartStackDatasets
 import Testing
 
 /// The importers on the real recordings of `../shared/datasets` (PROVENANCE.md there).
