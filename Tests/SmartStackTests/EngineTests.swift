@@ -13,27 +13,29 @@ import SmartStack
     }
 
     @Test(arguments: [
-        ("nope", "unknown policy 'nope' (valid: static, round-robin, mru, mfu, frecency, time-of-day, contextual, bandit)"),
-        ("static:x=1", "unknown parameter 'x' for policy 'static' (valid: none)"),
-        ("round-robin:speed=2", "unknown parameter 'speed' for policy 'round-robin' (valid: interval)"),
-        ("round-robin:interval=30", "policy 'round-robin': parameter 'interval' = '30' is not a duration (write e.g. 45s, 30m, 2h, 14d, 1w)"),
-        ("bandit:epsilon=2", "policy 'bandit': parameter 'epsilon' = '2' is out of range (0.0...1.0)"),
-        ("contextual:half_life", "policy 'contextual:half_life': parameter 'half_life' is not of the form key=value"),
-        ("bandit:exploration=greedy", "policy 'bandit': parameter 'exploration' = 'greedy' is not one of: epsilon, softmax"),
+        ("nope", EngineError.Kind.unknownPolicy, "unknown policy 'nope' (valid: static, round-robin, mru, mfu, frecency, time-of-day, contextual, bandit)"),
+        ("", .unknownPolicy, "empty policy (valid: static, round-robin, mru, mfu, frecency, time-of-day, contextual, bandit)"),
+        ("static:x=1", .invalidParameter, "unknown parameter 'x' for policy 'static' (valid: none)"),
+        ("round-robin:speed=2", .invalidParameter, "unknown parameter 'speed' for policy 'round-robin' (valid: interval)"),
+        ("round-robin:interval=30", .invalidParameter, "policy 'round-robin': parameter 'interval' = '30' is not a duration (write e.g. 45s, 30m, 2h, 14d, 1w)"),
+        ("bandit:epsilon=2", .invalidParameter, "policy 'bandit': parameter 'epsilon' = '2' is out of range (0.0...1.0)"),
+        ("contextual:half_life", .invalidParameter, "policy 'contextual:half_life': parameter 'half_life' is not of the form key=value"),
+        ("bandit:exploration=greedy", .invalidParameter, "policy 'bandit': parameter 'exploration' = 'greedy' is not one of: epsilon, softmax"),
     ])
-    func rejectsBadSpecs(text: String, message: String) {
-        #expect(throws: EngineError(message)) { try PolicySpec(parsing: text) }
+    func rejectsBadSpecs(text: String, kind: EngineError.Kind, message: String) {
+        #expect(throws: EngineError(kind, message)) { try PolicySpec(parsing: text) }
     }
 
     @Test func unknownPolicyNameFailsAtEngineCreation() {
-        #expect(throws: EngineError.self) { try UserEngine(user: "u", policy: PolicySpec(name: "best")) }
+        #expect(performing: { try UserEngine(user: "u", policy: PolicySpec(name: "best")) },
+                throws: { ($0 as? EngineError)?.kind == .unknownPolicy })
     }
 
     @Test func unknownStackListsTheKnownOnes() throws {
         var s = Script()
         s.configure("b", ["x"]); s.configure("a", ["y"])
         let e = try s.engine()
-        #expect(throws: EngineError("unknown stack 'x' for user 'u' (known: a, b)")) {
+        #expect(throws: EngineError(.unknownStack, "unknown stack 'x' for user 'u' (known: a, b)")) {
             try e.ranking(stack: "x", at: Script.time(day: 1, 9))
         }
         #expect(e.stacks["a"] == [WidgetConfig(id: "y", app: "app.y")])
@@ -84,11 +86,16 @@ import SmartStack
 
     @Test func snapshotRejectsOtherPolicyOrGarbage() throws {
         let bytes = try richScript().engine("contextual").snapshot()
-        #expect(throws: EngineError.self) { try UserEngine(user: "u", policy: PolicySpec(parsing: "contextual:half_life=2d"), restoring: bytes) }
-        #expect(throws: EngineError.self) { try UserEngine(user: "v", policy: PolicySpec(parsing: "contextual"), restoring: bytes) }
-        #expect(throws: EngineError.self) { try UserEngine(user: "u", policy: PolicySpec(parsing: "contextual"), restoring: [1, 2, 3]) }
+        func isInvalidSnapshot(_ error: any Error) -> Bool { (error as? EngineError)?.kind == .invalidSnapshot }
+        #expect(performing: { try UserEngine(user: "u", policy: PolicySpec(parsing: "contextual:half_life=2d"), restoring: bytes) },
+                throws: isInvalidSnapshot)
+        #expect(performing: { try UserEngine(user: "v", policy: PolicySpec(parsing: "contextual"), restoring: bytes) },
+                throws: isInvalidSnapshot)
+        #expect(performing: { try UserEngine(user: "u", policy: PolicySpec(parsing: "contextual"), restoring: [1, 2, 3]) },
+                throws: isInvalidSnapshot)
         for cut in [bytes.count / 3, bytes.count / 2, bytes.count - 1] {
-            #expect(throws: EngineError.self) { try UserEngine(user: "u", policy: PolicySpec(parsing: "contextual"), restoring: Array(bytes.prefix(cut))) }
+            #expect(performing: { try UserEngine(user: "u", policy: PolicySpec(parsing: "contextual"), restoring: Array(bytes.prefix(cut))) },
+                    throws: isInvalidSnapshot)
         }
     }
 

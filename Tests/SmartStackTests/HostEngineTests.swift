@@ -38,7 +38,7 @@ import Testing
         #expect(ranking.user == "ana" && ranking.stack == "home" && ranking.policy == "contextual")
         #expect(try engine.stacks(user: "ana")["home"] == HostRoutine.home)
         try engine.close()
-        #expect(throws: EngineError("the engine is closed")) { try engine.record(Event(time: now, user: "ana", payload: .screenOn)) }
+        #expect(throws: EngineError(.closed, "the engine is closed")) { try engine.record(Event(time: now, user: "ana", payload: .screenOn)) }
 
         let store = try EventStore(path: dir.database)
         #expect(try store.count(EventQuery(user: "ana")) == 6)
@@ -171,13 +171,13 @@ import Testing
         let engine = try Engine(path: ":memory:")
         try engine.record(allEvents())
         let t = HostRoutine.time(day: 1, minutes: 0)
-        #expect(throws: EngineError("unknown user 'zed': no events recorded for them (known: ana, bo, cy)")) {
+        #expect(throws: EngineError(.unknownUser, "unknown user 'zed': no events recorded for them (known: ana, bo, cy)")) {
             try engine.ranking(stack: "home", user: "zed", at: t)
         }
-        #expect(throws: EngineError("unknown stack 'gym' for user 'ana' (known: home, work)")) {
+        #expect(throws: EngineError(.unknownStack, "unknown stack 'gym' for user 'ana' (known: home, work)")) {
             try engine.ranking(stack: "gym", user: "ana", at: t)
         }
-        #expect(throws: EngineError("stack 'home': widget 'mail' is listed twice")) {
+        #expect(throws: EngineError(.invalidConfiguration, "stack 'home': widget 'mail' is listed twice")) {
             try engine.configure(stack: "home", widgets: [WidgetConfig(id: "mail"), WidgetConfig(id: "mail")], user: "ana", at: t)
         }
         #expect(throws: EngineError.self) { try Engine(path: ":memory:", policy: PolicySpec(name: "best")) }

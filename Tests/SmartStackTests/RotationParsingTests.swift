@@ -31,7 +31,7 @@ import Testing
         #expect {
             _ = try RotationParameters(parsing: text)
         } throws: { error in
-            (error as? EngineError)?.message.contains(message) == true
+            (error as? EngineError).map { $0.kind == .invalidParameter && $0.message.contains(message) } == true
         }
     }
 }

@@ -21,8 +21,8 @@
 /// model counts them.
 ///
 /// ## State
-/// Each user's state is saved in the database (table `engine_state`) under ``stateKey`` (the
-/// policy, rotation parameters and seed) together with the sequence number it is valid
+/// Each user's state is saved in the database (table `engine_state`) under a key naming the
+/// policy, rotation parameters and seed, together with the sequence number it is valid
 /// through. It is saved by ``flush()`` and ``close()``, and automatically after every
 /// ``saveInterval`` events recorded for a user (default 10,000: about 1 ms of encoding per
 /// 10,000 events). A restarted engine loads a user's snapshot on first use and replays only the
@@ -49,7 +49,7 @@ public final class Engine: Sendable {
     /// A user's state is saved after this many events recorded for the user since the last save.
     public let saveInterval: Int
     /// The key under which user states are saved: the policy, rotation parameters and seed.
-    public let stateKey: String
+    package let stateKey: String
 
     private let writer: EngineLock<WriterState>
     private let slots = EngineLock<[String: UserSlot]>([:])
@@ -98,7 +98,7 @@ public final class Engine: Sendable {
 
     /// The key a state is saved under for these settings, e.g.
     /// `contextual|rotation:margin=0.1,dwell=300.0,cap=48,hold=3600.0|seed=0`.
-    public static func stateKey(policy: PolicySpec, rotation: RotationParameters, seed: UInt64) -> String {
+    package static func stateKey(policy: PolicySpec, rotation: RotationParameters, seed: UInt64) -> String {
         "\(policy.description)|rotation:margin=\(rotation.hysteresisMargin),dwell=\(rotation.minimumDwell),"
             + "cap=\(rotation.maximumRotationsPerDay),hold=\(rotation.swipeHold)|seed=\(seed)"
     }
@@ -172,13 +172,13 @@ public final class Engine: Sendable {
     /// - Throws: ``EngineError`` for an empty stack id, an empty or repeated widget id;
     ///   ``StoreError`` when the log cannot be written.
     public func configure(stack: String, widgets: [WidgetConfig], user: String, at time: EventTime) throws {
-        guard !stack.isEmpty else { throw EngineError("stack id is empty") }
-        guard !user.isEmpty else { throw EngineError("user is empty") }
+        guard !stack.isEmpty else { throw EngineError(.invalidConfiguration, "stack id is empty") }
+        guard !user.isEmpty else { throw EngineError(.invalidConfiguration, "user is empty") }
         var seen: Set<String> = []
         for widget in widgets {
-            guard !widget.id.isEmpty else { throw EngineError("stack '\(stack)': a widget id is empty") }
+            guard !widget.id.isEmpty else { throw EngineError(.invalidConfiguration, "stack '\(stack)': a widget id is empty") }
             guard seen.insert(widget.id).inserted else {
-                throw EngineError("stack '\(stack)': widget '\(widget.id)' is listed twice")
+                throw EngineError(.invalidConfiguration, "stack '\(stack)': widget '\(widget.id)' is listed twice")
             }
         }
         try record(Event(time: time, user: user, payload: .stackConfig(stack: stack, widgets: widgets)))
@@ -294,7 +294,7 @@ public final class Engine: Sendable {
 
     /// Erases every event and all state of `user`, in the log and in memory.
     /// - Returns: how many events were deleted.
-    /// - Throws: ``StoreError``.
+    /// - Throws: ``StoreError`` or ``EngineError`` when closed.
     @discardableResult
     public func erase(user: String) throws -> Int {
         try writer.withLock { w throws -> Int in
@@ -305,6 +305,32 @@ public final class Engine: Sendable {
             }
             w.expectedNext = try store.nextSequenceNumber()
             return deleted
+        }
+    }
+
+    /// Erases every trace of using `app`, for every user, in the log and in memory (see
+    /// ``EventStore/erase(app:)``): the affected users' states are dropped and rebuilt from what
+    /// remains of their log at their next use, exactly as ``erase(user:)`` does for a person.
+    ///
+    /// ```swift
+    /// let erased = try engine.erase(app: "com.example.diary")
+    /// print(erased.deletedEvents, erased.affectedUsers)
+    /// ```
+    /// - Returns: what was erased, and whose state was affected.
+    /// - Throws: ``StoreError`` (nothing changed) or ``EngineError`` when closed.
+    /// - Complexity: that of ``EventStore/erase(app:)``.
+    @discardableResult
+    public func erase(app: String) throws -> AppErasure {
+        try writer.withLock { w throws -> AppErasure in
+            try Self.checkOpen(w)
+            let erasure = try store.erase(app: app)
+            for user in erasure.affectedUsers {
+                if let slot = slots.withLock({ $0.removeValue(forKey: user) }) {
+                    slot.state.withLock { $0.engine = nil }
+                }
+            }
+            w.expectedNext = try store.nextSequenceNumber()
+            return erasure
         }
     }
 
@@ -319,7 +345,7 @@ public final class Engine: Sendable {
     }
 
     private static func checkOpen(_ w: borrowing WriterState) throws(EngineError) {
-        if w.isClosed { throw EngineError("the engine is closed") }
+        if w.isClosed { throw EngineError(.closed, "the engine is closed") }
     }
 
     func makeUserEngine(_ user: String) throws(EngineError) -> UserEngine {
@@ -372,7 +398,7 @@ public final class Engine: Sendable {
         let known = try store.users()
         let shown = known.prefix(10).joined(separator: ", ")
         let more = known.count > 10 ? " and \(known.count - 10) more" : ""
-        return EngineError("unknown user '\(user)': no events recorded for them (known: \(known.isEmpty ? "none" : shown + more))")
+        return EngineError(.unknownUser, "unknown user '\(user)': no events recorded for them (known: \(known.isEmpty ? "none" : shown + more))")
     }
 
     /// `user`'s slot, loading it (saved state, then the events stored after it). Call only

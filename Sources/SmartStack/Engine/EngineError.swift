@@ -1,14 +1,39 @@
-/// Errors of the engine, each a sentence a person can act on.
+/// Errors of the engine: a ``kind`` a host branches on, and a sentence a person can act on.
 ///
 /// ```swift
-/// do { _ = try PolicySpec(parsing: "nope") }
-/// catch { print(error) }  // unknown policy 'nope' (valid: static, round-robin, ...)
+/// do { _ = try engine.ranking(stack: "gym", user: "me", at: now) }
+/// catch let error as EngineError where error.kind == .unknownStack { showSetup() }
 /// ```
+///
+/// The event log's own failures (a full disk, a read-only or locked file) are ``StoreError``s,
+/// which carry a kind of their own.
 public struct EngineError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, for a host that reacts differently to each.
+    public enum Kind: Sendable, Hashable, CaseIterable {
+        /// The policy's name is empty or not a built-in policy.
+        case unknownPolicy
+        /// A policy or rotation parameter is unknown, repeated, malformed or out of range.
+        case invalidParameter
+        /// The stack is not configured for the user.
+        case unknownStack
+        /// No events are recorded for the user.
+        case unknownUser
+        /// A stack configuration the engine refuses: an empty stack, user or widget id, or a
+        /// widget listed twice.
+        case invalidConfiguration
+        /// Saved state bytes that cannot be restored: unreadable, of another version, user or
+        /// policy, or inconsistent.
+        case invalidSnapshot
+        /// The engine was closed.
+        case closed
+    }
+
+    /// What went wrong.
+    public var kind: Kind
     /// The sentence describing what went wrong and where.
     public var message: String
-    /// Creates an error with its message.
-    public init(_ message: String) { self.message = message }
+    /// Creates an error of `kind` with its message.
+    public init(_ kind: Kind, _ message: String) { self.kind = kind; self.message = message }
     /// The message.
     public var description: String { message }
 }

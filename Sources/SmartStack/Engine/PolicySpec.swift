@@ -16,11 +16,12 @@ public struct PolicySpec: Sendable, Hashable, CustomStringConvertible {
     /// Creates a spec without validating it (`UserEngine` validates when it is used).
     public init(name: String, parameters: [String: String] = [:]) { self.name = name; self.parameters = parameters }
 
-    /// Parses and validates against the registry (unknown policy or parameter throws `EngineError`).
+    /// Parses and validates against the registry (an unknown policy or parameter throws an
+    /// ``EngineError`` of kind ``EngineError/Kind/unknownPolicy`` or ``EngineError/Kind/invalidParameter``).
     public init(parsing text: String) throws(EngineError) {
         let trimmed = text.trimmingBlanks()
         guard !trimmed.isEmpty else {
-            throw EngineError("empty policy (valid: \(PolicyRegistry.names.joined(separator: ", ")))")
+            throw EngineError(.unknownPolicy, "empty policy (valid: \(PolicyRegistry.names.joined(separator: ", ")))")
         }
         var name = trimmed
         var parameters: [String: String] = [:]
@@ -31,10 +32,10 @@ public struct PolicySpec: Sendable, Hashable, CustomStringConvertible {
                 let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 let key = pair.first.map { String($0).trimmingBlanks() } ?? ""
                 guard pair.count == 2, !key.isEmpty else {
-                    throw EngineError("policy '\(trimmed)': parameter '\(item)' is not of the form key=value")
+                    throw EngineError(.invalidParameter, "policy '\(trimmed)': parameter '\(item)' is not of the form key=value")
                 }
                 guard parameters[key] == nil else {
-                    throw EngineError("policy '\(trimmed)': parameter '\(key)' given twice")
+                    throw EngineError(.invalidParameter, "policy '\(trimmed)': parameter '\(key)' given twice")
                 }
                 parameters[key] = String(pair[1]).trimmingBlanks()
             }

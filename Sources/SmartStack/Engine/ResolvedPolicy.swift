@@ -4,7 +4,7 @@ struct ResolvedPolicy: Sendable, Hashable, Codable {
         case staticOrder = "static", roundRobin = "round-robin", mru, mfu, frecency
         case timeOfDay = "time-of-day", contextual, bandit, external
     }
-    enum Exploration: String, Sendable, Hashable, Codable { case epsilon, softmax }
+    typealias Exploration = BanditExploration
 
     var kind: Kind
     var interval: Double = 3600
@@ -22,7 +22,7 @@ struct ResolvedPolicy: Sendable, Hashable, Codable {
 
     init(_ spec: PolicySpec) throws(EngineError) {
         guard let info = PolicyRegistry.info(named: spec.name), let kind = Kind(rawValue: spec.name) else {
-            throw EngineError("unknown policy '\(spec.name)' (valid: \(PolicyRegistry.names.joined(separator: ", ")))")
+            throw EngineError(.unknownPolicy, "unknown policy '\(spec.name)' (valid: \(PolicyRegistry.names.joined(separator: ", ")))")
         }
         self.kind = kind
         if kind == .contextual { learningRate = 0.02 }
@@ -30,10 +30,10 @@ struct ResolvedPolicy: Sendable, Hashable, Codable {
             let value = spec.parameters[key]!
             guard info.parameters.contains(where: { $0.name == key }) else {
                 let valid = info.parameters.map(\.name)
-                throw EngineError("unknown parameter '\(key)' for policy '\(spec.name)' (valid: \(valid.isEmpty ? "none" : valid.joined(separator: ", ")))")
+                throw EngineError(.invalidParameter, "unknown parameter '\(key)' for policy '\(spec.name)' (valid: \(valid.isEmpty ? "none" : valid.joined(separator: ", ")))")
             }
             func fail(_ what: String) -> EngineError {
-                EngineError("policy '\(spec.name)': parameter '\(key)' = '\(value)' \(what)")
+                EngineError(.invalidParameter, "policy '\(spec.name)': parameter '\(key)' = '\(value)' \(what)")
             }
             func duration(_ range: ClosedRange<Double>) throws(EngineError) -> Double {
                 guard let d = Self.parseDuration(value) else {
@@ -69,27 +69,8 @@ struct ResolvedPolicy: Sendable, Hashable, Codable {
     }
 
     /// Parses `45s`, `30m`, `2h`, `14d`, `1w` (fractions allowed, e.g. `1.5h`) into seconds.
-    static func parseDuration(_ text: String) -> Double? {
-        guard let unit = text.last else { return nil }
-        let scale: Double
-        switch unit {
-        case "s": scale = 1
-        case "m": scale = 60
-        case "h": scale = 3600
-        case "d": scale = 86_400
-        case "w": scale = 7 * 86_400
-        default: return nil
-        }
-        guard let n = Double(text.dropLast()), n.isFinite, n >= 0 else { return nil }
-        return n * scale
-    }
+    static func parseDuration(_ text: String) -> Double? { TimeSpan(parsing: text)?.seconds }
 
     /// Formats seconds with the largest unit that divides them, e.g. `14d`, `90m`.
-    static func formatDuration(_ seconds: Double) -> String {
-        for (unit, scale) in [("w", 604_800.0), ("d", 86_400), ("h", 3600), ("m", 60)] where seconds >= scale {
-            let n = seconds / scale
-            if n == n.rounded() { return "\(Int(n))\(unit)" }
-        }
-        return seconds == seconds.rounded() ? "\(Int(seconds))s" : "\(seconds)s"
-    }
+    static func formatDuration(_ seconds: Double) -> String { TimeSpan(seconds: seconds).description }
 }

@@ -31,10 +31,10 @@ extension UserEngine {
         let resolved = try ResolvedPolicy(policy)
         let s: Snapshot
         do { s = try SnapshotCoder.decode(Snapshot.self, from: snapshot) } catch {
-            throw EngineError("snapshot for user '\(user)' is not readable (\(snapshot.count) bytes): \(error)")
+            throw EngineError(.invalidSnapshot, "snapshot for user '\(user)' is not readable (\(snapshot.count) bytes): \(error)")
         }
         guard s.version == Snapshot.currentVersion else {
-            throw EngineError("snapshot for user '\(user)' has version \(s.version); this engine reads version \(Snapshot.currentVersion)")
+            throw EngineError(.invalidSnapshot, "snapshot for user '\(user)' has version \(s.version); this engine reads version \(Snapshot.currentVersion)")
         }
         let stacks = s.features.stacks.count, widgets = s.features.widgets.count
         let r = s.rotation
@@ -43,13 +43,13 @@ extension UserEngine {
                 .allSatisfy({ $0 <= stacks && $0 == r.top.count }),
               (r.top + r.holdWidget).allSatisfy({ $0 >= -1 && $0 < widgets }),
               s.bandit.isConsistent(widgets: widgets) else {
-            throw EngineError("snapshot for user '\(user)' is inconsistent (corrupt bytes?)")
+            throw EngineError(.invalidSnapshot, "snapshot for user '\(user)' is inconsistent (corrupt bytes?)")
         }
         guard s.user == user else {
-            throw EngineError("snapshot is for user '\(s.user)', not '\(user)'")
+            throw EngineError(.invalidSnapshot, "snapshot is for user '\(s.user)', not '\(user)'")
         }
         guard s.policy == resolved else {
-            throw EngineError("snapshot for user '\(user)' was taken with policy '\(s.policy.kind.rawValue)' and other parameters than '\(policy)'")
+            throw EngineError(.invalidSnapshot, "snapshot for user '\(user)' was taken with policy '\(s.policy.kind.rawValue)' and other parameters than '\(policy)'")
         }
         self.init(user: user, resolved: resolved, name: policy.description, rotation: rotation, seed: seed, external: nil,
                   features: s.features)

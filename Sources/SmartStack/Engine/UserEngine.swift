@@ -368,7 +368,7 @@ public final class UserEngine {
             return Int(s)
         }
         let known = stacks.keys.sorted()
-        throw EngineError("unknown stack '\(name)' for user '\(user)' (known: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
+        throw EngineError(.unknownStack, "unknown stack '\(name)' for user '\(user)' (known: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")
     }
 
     /// Scores stack `s` into `scratch.scores`, `scratch.eligible` and `scratch.order`.

@@ -13,7 +13,8 @@ extension RotationParameters: CustomStringConvertible {
     /// calm.description   // "margin=0.3,dwell=15m,cap=48,swipe_hold=30m"
     /// ```
     ///
-    /// - Throws: ``EngineError`` naming the parameter and the accepted names or range.
+    /// - Throws: ``EngineError`` of kind ``EngineError/Kind/invalidParameter`` naming the
+    ///   parameter and the accepted names or range.
     public init(parsing text: String) throws(EngineError) {
         self.init()
         let trimmed = text.trimmingCharacters(in: .whitespaces)
@@ -23,11 +24,11 @@ extension RotationParameters: CustomStringConvertible {
             let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let key = pair[0].trimmingCharacters(in: .whitespaces)
             guard pair.count == 2 else {
-                throw EngineError("rotation parameter '\(item)' must be key=value (keys: \(Self.parameterNames.joined(separator: ", ")))")
+                throw EngineError(.invalidParameter, "rotation parameter '\(item)' must be key=value (keys: \(Self.parameterNames.joined(separator: ", ")))")
             }
             let value = pair[1].trimmingCharacters(in: .whitespaces)
-            guard seen.insert(key).inserted else { throw EngineError("rotation parameter '\(key)' is given twice") }
-            func fail(_ why: String) -> EngineError { EngineError("rotation parameter \(key)=\(value) \(why)") }
+            guard seen.insert(key).inserted else { throw EngineError(.invalidParameter, "rotation parameter '\(key)' is given twice") }
+            func fail(_ why: String) -> EngineError { EngineError(.invalidParameter, "rotation parameter \(key)=\(value) \(why)") }
             switch key {
             case "margin":
                 guard let m = Double(value), m.isFinite, m >= 0, m <= 1 else { throw fail("must be a number in 0...1") }
@@ -46,7 +47,7 @@ extension RotationParameters: CustomStringConvertible {
                     maximumRotationsPerDay = c
                 }
             default:
-                throw EngineError("unknown rotation parameter '\(key)' (valid: \(Self.parameterNames.joined(separator: ", ")))")
+                throw EngineError(.invalidParameter, "unknown rotation parameter '\(key)' (valid: \(Self.parameterNames.joined(separator: ", ")))")
             }
         }
     }

@@ -407,7 +407,7 @@ public final class EventStore: Sendable {
 
     /// Saves a derived-state blob for (user, key), valid through `sequence`, replacing any
     /// previous one.
-    public func saveState(user: String, key: String, sequence: Int64, blob: [UInt8]) throws {
+    package func saveState(user: String, key: String, sequence: Int64, blob: [UInt8]) throws {
         try write { db in
             try db.execute("""
                 INSERT INTO engine_state(user, key, sequence, blob) VALUES (?, ?, ?, ?)
@@ -417,7 +417,7 @@ public final class EventStore: Sendable {
     }
 
     /// Loads a derived-state blob for (user, key) with the sequence it is valid through.
-    public func loadState(user: String, key: String) throws -> (sequence: Int64, blob: [UInt8])? {
+    package func loadState(user: String, key: String) throws -> (sequence: Int64, blob: [UInt8])? {
         try read { db in
             let statement = try db.cachedStatement("SELECT sequence, blob FROM engine_state WHERE user = ? AND key = ?")
             defer { statement.reset() }
@@ -429,12 +429,12 @@ public final class EventStore: Sendable {
     }
 
     /// Deletes all saved derived state (for rebuild).
-    public func clearState() throws {
+    package func clearState() throws {
         try write { db in try db.execute("DELETE FROM engine_state") }
     }
 
     /// Deletes the saved derived state of `user` (for rebuild).
-    public func clearState(user: String) throws {
+    package func clearState(user: String) throws {
         try write { db in try db.execute("DELETE FROM engine_state WHERE user = ?", [.text(user)]) }
     }
 

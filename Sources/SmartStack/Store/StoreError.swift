@@ -37,11 +37,19 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     public var path: String
     /// What went wrong, as a sentence.
     public var message: String
+    /// The SQLite extended result code behind this error (e.g. 5 `SQLITE_BUSY`, 13
+    /// `SQLITE_FULL`, 1544 `SQLITE_READONLY_DIRECTORY`), `nil` when SQLite did not fail.
+    public var sqliteResultCode: Int32? { underlying?.resultCode }
     /// The SQLite error behind this one, if any.
-    public var underlying: SQLiteError?
+    package var underlying: SQLiteError?
 
     /// Creates an error.
-    public init(kind: Kind, path: String, message: String, underlying: SQLiteError? = nil) {
+    public init(kind: Kind, path: String, message: String) {
+        self.init(kind: kind, path: path, message: message, underlying: nil)
+    }
+
+    /// Creates an error caused by a SQLite failure.
+    package init(kind: Kind, path: String, message: String, underlying: SQLiteError?) {
         self.kind = kind
         self.path = path
         self.message = message

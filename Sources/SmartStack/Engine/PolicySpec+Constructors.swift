@@ -1,0 +1,87 @@
+/// Typed constructors, one per built-in policy with its parameters: the same specs as the
+/// string form, checked by the compiler. A parameter left `nil` takes the policy's default
+/// (``PolicyRegistry/policies`` lists them), and is left out of the spec.
+///
+/// ```swift
+/// let spec = PolicySpec.contextual(halfLife: .days(7), prior: 5)
+/// spec.description   // "contextual:half_life=1w,prior=5"
+/// let engine = try Engine(path: ":memory:", policy: spec)
+/// ```
+///
+/// Values are validated when the spec is used (``Engine``, ``UserEngine``): out of range, they
+/// throw an ``EngineError`` of kind ``EngineError/Kind/invalidParameter``.
+extension PolicySpec {
+    /// `static`: the stack's configured order, never rotates.
+    public static var staticOrder: PolicySpec { PolicySpec(name: "static") }
+
+    /// `round-robin`: rotates through the configured order, each widget on top for `interval`.
+    public static func roundRobin(interval: TimeSpan? = nil) -> PolicySpec {
+        PolicySpec(name: "round-robin", ["interval": interval.map(\.description)])
+    }
+
+    /// `mru`: the most recently used widget first.
+    public static var mostRecentlyUsed: PolicySpec { PolicySpec(name: "mru") }
+
+    /// `mfu`: the most frequently used widget first (all-time count).
+    public static var mostFrequentlyUsed: PolicySpec { PolicySpec(name: "mfu") }
+
+    /// `frecency`: launch counts decayed so that a launch `halfLife` old counts half.
+    public static func frecency(halfLife: TimeSpan? = nil) -> PolicySpec {
+        PolicySpec(name: "frecency", ["half_life": halfLife.map(\.description)])
+    }
+
+    /// `time-of-day`: the widgets most used in the current local hour first.
+    public static var timeOfDay: PolicySpec { PolicySpec(name: "time-of-day") }
+
+    /// `contextual`: SmartStack's model (see <doc:TheModel>).
+    /// - Parameters:
+    ///   - halfLife: age at which past use counts half.
+    ///   - recentHalfLife: half-life of the short-term recency signal.
+    ///   - bandwidth: width of the circular time-of-day kernel (10 min ... 6 h).
+    ///   - prior: pseudo-count pulling a specific context toward the general one (> 0).
+    ///   - learningRate: step size for learning the signal weights online (0: fixed weights).
+    public static func contextual(halfLife: TimeSpan? = nil, recentHalfLife: TimeSpan? = nil, bandwidth: TimeSpan? = nil,
+                                  prior: Double? = nil, learningRate: Double? = nil) -> PolicySpec {
+        PolicySpec(name: "contextual", [
+            "half_life": halfLife.map(\.description), "recent_half_life": recentHalfLife.map(\.description),
+            "bandwidth": bandwidth.map(\.description), "prior": prior.map(number),
+            "learning_rate": learningRate.map(number),
+        ])
+    }
+
+    /// `bandit`: the contextual features in an online logistic model with seeded exploration.
+    /// - Parameters:
+    ///   - halfLife, recentHalfLife, bandwidth, prior: as for ``contextual(halfLife:recentHalfLife:bandwidth:prior:learningRate:)``.
+    ///   - exploration: epsilon-greedy or softmax.
+    ///   - epsilon: share of decisions picked uniformly at random (0...1), for epsilon-greedy.
+    ///   - temperature: softmax temperature (> 0); lower is greedier.
+    ///   - learningRate: step size of the online gradient updates (>= 0).
+    public static func bandit(halfLife: TimeSpan? = nil, recentHalfLife: TimeSpan? = nil, bandwidth: TimeSpan? = nil,
+                              prior: Double? = nil, exploration: BanditExploration? = nil, epsilon: Double? = nil,
+                              temperature: Double? = nil, learningRate: Double? = nil) -> PolicySpec {
+        PolicySpec(name: "bandit", [
+            "half_life": halfLife.map(\.description), "recent_half_life": recentHalfLife.map(\.description),
+            "bandwidth": bandwidth.map(\.description), "prior": prior.map(number),
+            "exploration": exploration.map(\.rawValue), "epsilon": epsilon.map(number),
+            "temperature": temperature.map(number), "learning_rate": learningRate.map(number),
+        ])
+    }
+
+    /// A spec of the parameters given (`nil` values left out).
+    private init(name: String, _ given: [String: String?]) {
+        self.init(name: name, parameters: given.compactMapValues { $0 })
+    }
+
+    /// A whole number without a fraction (`5`), anything else as Swift writes it (`0.05`).
+    private static func number(_ x: Double) -> String {
+        x.isFinite && abs(x) < 1e15 && x == x.rounded() ? String(Int(x)) : "\(x)"
+    }
+}
+
+/// How the `bandit` policy explores.
+public enum BanditExploration: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Epsilon-greedy: a share `epsilon` of decisions picks uniformly among the candidates.
+    case epsilon
+    /// Softmax over the scores at a `temperature`.
+    case softmax
+}
