@@ -51,8 +51,10 @@ public final class Engine: Sendable {
     /// The key under which user states are saved: the policy, rotation parameters and seed.
     package let stateKey: String
 
-    private let writer: EngineLock<WriterState>
-    private let slots = EngineLock<[String: UserSlot]>([:])
+    // The writer lock serializes appends and loads; each user's slot has its own lock
+    // (`Engine+Slots.swift`).
+    let writer: EngineLock<WriterState>
+    let slots = EngineLock<[String: UserSlot]>([:])
     private let noticeLog = EngineLock<[String]>([])
     private let noticeHandler: (@Sendable (String) -> Void)?
 
@@ -300,9 +302,7 @@ public final class Engine: Sendable {
         try writer.withLock { w throws -> Int in
             try Self.checkOpen(w)
             let deleted = try store.erase(user: user)
-            if let slot = slots.withLock({ $0.removeValue(forKey: user) }) {
-                slot.state.withLock { $0.engine = nil }
-            }
+            dropSlot(of: user)
             w.expectedNext = try store.nextSequenceNumber()
             return deleted
         }
@@ -324,29 +324,13 @@ public final class Engine: Sendable {
         try writer.withLock { w throws -> AppErasure in
             try Self.checkOpen(w)
             let erasure = try store.erase(app: app)
-            for user in erasure.affectedUsers {
-                if let slot = slots.withLock({ $0.removeValue(forKey: user) }) {
-                    slot.state.withLock { $0.engine = nil }
-                }
-            }
+            for user in erasure.affectedUsers { dropSlot(of: user) }
             w.expectedNext = try store.nextSequenceNumber()
             return erasure
         }
     }
 
     // MARK: Internals
-
-    /// The loaded users' slots (for tests).
-    var slotsForTesting: [String: UserSlot] { slots.withLock { $0 } }
-
-    private struct WriterState {
-        var expectedNext: Int64
-        var isClosed = false
-    }
-
-    private static func checkOpen(_ w: borrowing WriterState) throws(EngineError) {
-        if w.isClosed { throw EngineError(.closed, "the engine is closed") }
-    }
 
     func makeUserEngine(_ user: String) throws(EngineError) -> UserEngine {
         try UserEngine(user: user, policy: policy, rotation: rotation, seed: seed)
@@ -355,174 +339,5 @@ public final class Engine: Sendable {
     func notice(_ text: String) {
         noticeLog.withLock { $0.append(text) }
         noticeHandler?(text)
-    }
-
-    /// Drops every loaded state without saving it (after a deletion made it stale).
-    private func dropAllSlots() {
-        for slot in slots.withLock({ d in defer { d.removeAll() }; return Array(d.values) }) {
-            slot.state.withLock { $0.engine = nil }
-        }
-    }
-
-    /// Runs `body` on `user`'s loaded engine under the user's lock.
-    private func withUserEngine<T: Sendable>(_ user: String, changesState: Bool,
-                                             _ body: (UserEngine) throws -> T) throws -> T {
-        while true {
-            let slot: UserSlot
-            if let loaded = slots.withLock({ $0[user] }) {
-                slot = loaded
-            } else {
-                slot = try writer.withLock { w throws -> UserSlot in
-                    try Self.checkOpen(w)
-                    return try loadSlot(user, writer: &w)
-                }
-            }
-            let outcome = try slot.state.withLock { s throws -> Outcome<T> in
-                guard let engine = s.engine else { return .retry }
-                if s.appliedThrough == 0 { return .unknownUser }
-                if changesState { s.isDirty = true; s.generation += 1 }
-                return .done(try body(engine))
-            }
-            switch outcome {
-            case .done(let value): return value
-            case .retry: continue
-            case .unknownUser: throw try unknownUserError(user)
-            }
-        }
-    }
-
-    private enum Outcome<T: Sendable>: Sendable { case done(T), retry, unknownUser }
-
-    /// "unknown user 'x' (known: a, b, ...)", listing at most 10 users.
-    func unknownUserError(_ user: String) throws -> EngineError {
-        let known = try store.users()
-        let shown = known.prefix(10).joined(separator: ", ")
-        let more = known.count > 10 ? " and \(known.count - 10) more" : ""
-        return EngineError(.unknownUser, "unknown user '\(user)': no events recorded for them (known: \(known.isEmpty ? "none" : shown + more))")
-    }
-
-    /// `user`'s slot, loading it (saved state, then the events stored after it). Call only
-    /// while holding the writer lock, so no append runs meanwhile.
-    private func loadSlot(_ user: String, writer w: inout WriterState) throws -> UserSlot {
-        if let loaded = slots.withLock({ $0[user] }) { return loaded }
-        let last = try store.nextSequenceNumber() - 1
-        var restored: UserEngine?
-        var through: Int64 = 0
-        var rebuilt = false
-        if let saved = try store.loadState(user: user, key: stateKey) {
-            if saved.sequence > last {
-                notice("saved state of user '\(user)' is valid through event \(saved.sequence) but the log ends at event \(last); rebuilding it from the log")
-                rebuilt = true
-            } else {
-                do {
-                    restored = try UserEngine(user: user, policy: policy, rotation: rotation, seed: seed, restoring: saved.blob)
-                    through = saved.sequence
-                } catch {
-                    notice("saved state of user '\(user)' cannot be used (\(error)); rebuilding it from the log")
-                    rebuilt = true
-                }
-            }
-        }
-        let engine = try restored ?? makeUserEngine(user)
-        var replayed = 0
-        try store.forEachInArrivalOrder(user: user, afterSequence: through) { sequence, event in
-            engine.record(event)
-            through = sequence
-            replayed += 1
-        }
-        var repaired = false
-        if rebuilt {
-            // Replace the unusable snapshot at once, so the notice is given once (best effort:
-            // a read-only database keeps it and the state is saved at the next flush or close).
-            do {
-                if through > 0 {
-                    try store.saveState(user: user, key: stateKey, sequence: through, blob: engine.snapshot())
-                } else {
-                    try store.clearState(user: user)
-                }
-                repaired = true
-            } catch {
-                notice("could not save the rebuilt state of user '\(user)' (\(error))")
-            }
-        }
-        let slot = UserSlot(UserSlotState(engine: engine, appliedThrough: through, unsaved: repaired ? 0 : replayed,
-                                          isDirty: !repaired && (replayed > 0 || rebuilt)))
-        w.expectedNext = max(w.expectedNext, last + 1)
-        slots.withLock { $0[user] = slot }
-        return slot
-    }
-
-    /// Replays into `slot` the events of its user stored after its state; returns a save
-    /// request when anything changed.
-    @discardableResult
-    private func catchUp(_ slot: UserSlot) throws -> SaveRequest? {
-        try slot.state.withLock { s throws -> SaveRequest? in
-            guard let engine = s.engine else { return nil }
-            var through = s.appliedThrough
-            var replayed = 0
-            try store.forEachInArrivalOrder(user: engine.user, afterSequence: through) { sequence, event in
-                engine.record(event)
-                through = sequence
-                replayed += 1
-            }
-            s.appliedThrough = through
-            s.unsaved += replayed
-            if replayed > 0 { s.isDirty = true }
-            return replayed > 0 ? s.saveRequest() : nil
-        }
-    }
-
-    /// A periodic save inside `record`: the events are already stored and learned, so a failure
-    /// (e.g. a full disk) must not fail the call; it becomes a notice and the state stays
-    /// unsaved, to be saved at the next interval, `flush()` or `close()`.
-    private func persistPeriodically(_ save: SaveRequest, user: String, slot: UserSlot) {
-        do { try persist(save, user: user, slot: slot) } catch {
-            notice("could not save the state of user '\(user)' (\(error)); it stays in memory and is saved later")
-        }
-    }
-
-    /// Writes a snapshot and marks the slot saved unless it changed meanwhile.
-    private func persist(_ save: SaveRequest, user: String, slot: UserSlot) throws {
-        try store.saveState(user: user, key: stateKey, sequence: save.sequence, blob: save.blob)
-        slot.state.withLock { s in
-            if s.appliedThrough == save.sequence && s.generation == save.generation {
-                s.unsaved = 0
-                s.isDirty = false
-            }
-        }
-    }
-}
-
-/// A snapshot to write: the bytes, the sequence they are valid through, and the slot
-/// generation they were taken at.
-struct SaveRequest: Sendable {
-    var blob: [UInt8]
-    var sequence: Int64
-    var generation: Int
-    var unsaved: Int
-}
-
-/// One user's loaded state behind its own lock.
-final class UserSlot: Sendable {
-    let state: EngineLock<UserSlotState>
-    init(_ state: consuming sending UserSlotState) { self.state = EngineLock(state) }
-}
-
-/// What a `UserSlot` guards: the user's engine (`nil` once dropped) and its bookkeeping.
-struct UserSlotState {
-    var engine: UserEngine?
-    /// The largest sequence number applied (0: none).
-    var appliedThrough: Int64
-    /// Events applied since the last save.
-    var unsaved: Int
-    /// Whether anything changed since the last save (events or rotation decisions).
-    var isDirty: Bool
-    /// Bumped by each rotation decision, so a decision made while a snapshot is being written
-    /// is not marked saved by that older write.
-    var generation = 0
-
-    func saveRequest() -> SaveRequest? {
-        guard let engine else { return nil }
-        return SaveRequest(blob: engine.snapshot(), sequence: appliedThrough, generation: generation, unsaved: unsaved)
     }
 }

@@ -17,7 +17,8 @@ extension UserEngine {
     /// plus the context tables). An outside `WidgetScorer`'s own state is not included.
     /// - Complexity: O(size of the state).
     public func snapshot() -> [UInt8] {
-        let s = Snapshot(user: user, policy: policy, features: features, rotation: rotation, bandit: bandit, generator: generator)
+        let s = Snapshot(user: user, policy: scorer.policy, features: features, rotation: rotation.state, bandit: scorer.bandit,
+                         generator: rotation.generator)
         do { return try SnapshotCoder.encode(s) } catch {
             // Every field is a plain number, string or array of them: encoding cannot fail.
             preconditionFailure("encoding a UserEngine snapshot failed: \(error)")
@@ -53,8 +54,8 @@ extension UserEngine {
         }
         self.init(user: user, resolved: resolved, name: policy.description, rotation: rotation, seed: seed, external: nil,
                   features: s.features)
-        self.rotation = s.rotation
-        bandit = s.bandit
-        generator = s.generator
+        self.rotation.state = s.rotation
+        scorer.bandit = s.bandit
+        self.rotation.generator = s.generator
     }
 }

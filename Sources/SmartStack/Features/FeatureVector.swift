@@ -1,5 +1,3 @@
-import Foundation
-
 /// The signal values SmartStack's `contextual` model computes for one candidate widget of a
 /// stack at an instant, from the events recorded before it only.
 ///
@@ -33,35 +31,5 @@ public struct FeatureVector: Sendable, Hashable {
         self.widget = widget
         self.values = values
         self.isEligible = isEligible
-    }
-}
-
-extension UserEngine {
-    /// The feature vectors of every configured widget of `stack` at `time`, in the configured
-    /// order, computed with the contextual model's feature code from the state as recorded so
-    /// far (nothing is learned or rotated). The model's smoothing `prior` is this engine's.
-    ///
-    /// - Throws: `EngineError` for an unknown stack.
-    /// - Complexity: O(widgets of the stack · (kernel bins + context pairs)).
-    public func featureVectors(stack: String, at time: EventTime) throws(EngineError) -> [FeatureVector] {
-        let s = try stackIndex(stack)
-        let widgets = features.stackWidgets[s]
-        var scratch = ScoringScratch()
-        ContextualModel.features(features, widgets: widgets, at: time, prior: policy.prior, scratch: &scratch)
-        let F = ContextualModel.featureCount
-        let R = ScoringScratch.rawCount
-        let ts = time.secondsSinceEpoch
-        var out: [FeatureVector] = []
-        out.reserveCapacity(widgets.count)
-        for (i, w32) in widgets.enumerated() {
-            let w = Int(w32)
-            var values = Array(scratch.features[(i * F)..<(i * F + F)])
-            let r = i * R
-            for k in [1, 7, 3, 4, 5] { values.append(log1p(max(0, scratch.raw[r + k]))) }
-            let last = features.lastUsed[w]
-            values.append(last.isFinite && last <= ts ? log1p((ts - last) / 3600) : -1)
-            out.append(FeatureVector(widget: features.widgets[w32], values: values, isEligible: features.isEligible(w, at: ts)))
-        }
-        return out
     }
 }

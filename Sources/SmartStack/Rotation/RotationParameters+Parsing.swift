@@ -34,10 +34,10 @@ extension RotationParameters: CustomStringConvertible {
                 guard let m = Double(value), m.isFinite, m >= 0, m <= 1 else { throw fail("must be a number in 0...1") }
                 hysteresisMargin = m
             case "dwell":
-                guard let d = ResolvedPolicy.parseDuration(value) else { throw fail("must be a duration such as 90s, 5m or 1h") }
+                guard let d = TimeSpan(parsing: value)?.seconds else { throw fail("must be a duration such as 90s, 5m or 1h") }
                 minimumDwell = d
             case "swipe_hold":
-                guard let d = ResolvedPolicy.parseDuration(value) else { throw fail("must be a duration such as 30m or 1h") }
+                guard let d = TimeSpan(parsing: value)?.seconds else { throw fail("must be a duration such as 30m or 1h") }
                 swipeHold = d
             case "cap":
                 if value == "none" {
@@ -55,7 +55,7 @@ extension RotationParameters: CustomStringConvertible {
     /// The canonical `key=value` form, e.g. `margin=0.1,dwell=15m,cap=48,swipe_hold=30m`.
     public var description: String {
         let cap = maximumRotationsPerDay == Int.max ? "none" : String(maximumRotationsPerDay)
-        return "margin=\(hysteresisMargin),dwell=\(ResolvedPolicy.formatDuration(minimumDwell)),"
-            + "cap=\(cap),swipe_hold=\(ResolvedPolicy.formatDuration(swipeHold))"
+        return "margin=\(hysteresisMargin),dwell=\(TimeSpan(seconds: minimumDwell)),"
+            + "cap=\(cap),swipe_hold=\(TimeSpan(seconds: swipeHold))"
     }
 }

@@ -6,12 +6,12 @@ import Foundation
 /// `p` the model's softmax over the stack. θ starts at the contextual model's weights, and a weak
 /// pull (1% of the step) keeps it near them when data is scarce.
 ///
-/// Learning moments (see `UserEngine`): the stacks as they were scored at a `screen_on`
+/// Learning moments (`Scorer+Learning.swift`): the stacks as they were scored at a `screen_on`
 /// (`pending`), stepped toward the first widget of each stack engaged within
-/// `UserEngine.sessionWindow` after it — the exact question a decision at screen-on answers —
+/// `Scorer.sessionWindow` after it — the exact question a decision at screen-on answers —
 /// and, for data without screen-on events, each session start (an engagement at least
-/// `UserEngine.sessionGap` after the previous app launch) from the state just before it.
-/// Exploration (in `UserEngine.decide`, `bandit` only) uses a seeded `SeededGenerator`.
+/// `Scorer.sessionGap` after the previous app launch) from the state just before it.
+/// Exploration (`RotationPolicy`, `bandit` only) uses a seeded `SeededGenerator`.
 struct BanditModel: Sendable, Codable, Hashable {
     /// One stack's features as of the latest screen-on, waiting for an engagement.
     struct PendingStack: Sendable, Codable, Hashable {

@@ -1,5 +1,5 @@
 /// Reasons: short phrases in the person's local time, with their contribution to the score.
-extension UserEngine {
+extension Scorer {
     static let minimumContribution = 0.05
     static let maximumReasons = 5
 
@@ -24,7 +24,7 @@ extension UserEngine {
             found.sort { abs($0.contribution) > abs($1.contribution) }
             reasons.append(contentsOf: found.prefix(Self.maximumReasons))
         case .external:
-            reasons.append(Reason(text: "scored by " + policyName, contribution: scratch.scores[i]))
+            reasons.append(Reason(text: "scored by " + name, contribution: scratch.scores[i]))
         default:
             let row = features.stackWidgets[s].firstIndex(of: Int32(w)) ?? 0
             reasons.append(contentsOf: Baselines.reasons(policy.kind, policy: policy, features, widget: w, position: row, count: n, score: scratch.scores[i], at: time))

@@ -36,11 +36,11 @@ struct ResolvedPolicy: Sendable, Hashable, Codable {
                 EngineError(.invalidParameter, "policy '\(spec.name)': parameter '\(key)' = '\(value)' \(what)")
             }
             func duration(_ range: ClosedRange<Double>) throws(EngineError) -> Double {
-                guard let d = Self.parseDuration(value) else {
+                guard let d = TimeSpan(parsing: value)?.seconds else {
                     throw fail("is not a duration (write e.g. 45s, 30m, 2h, 14d, 1w)")
                 }
                 guard range.contains(d) else {
-                    throw fail("is out of range (\(Self.formatDuration(range.lowerBound))...\(Self.formatDuration(range.upperBound)))")
+                    throw fail("is out of range (\(TimeSpan(seconds: range.lowerBound))...\(TimeSpan(seconds: range.upperBound)))")
                 }
                 return d
             }
@@ -67,10 +67,4 @@ struct ResolvedPolicy: Sendable, Hashable, Codable {
             }
         }
     }
-
-    /// Parses `45s`, `30m`, `2h`, `14d`, `1w` (fractions allowed, e.g. `1.5h`) into seconds.
-    static func parseDuration(_ text: String) -> Double? { TimeSpan(parsing: text)?.seconds }
-
-    /// Formats seconds with the largest unit that divides them, e.g. `14d`, `90m`.
-    static func formatDuration(_ seconds: Double) -> String { TimeSpan(seconds: seconds).description }
 }
