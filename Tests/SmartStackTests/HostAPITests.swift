@@ -32,6 +32,23 @@ import Testing
         }
     }
 
+    @Test func everyListedDefaultIsTheValueUsed() throws {
+        for info in PolicyRegistry.policies {
+            let explicit = PolicySpec(name: info.name, parameters: Dictionary(uniqueKeysWithValues: info.parameters.map { ($0.name, $0.defaultValue) }))
+            #expect(try ResolvedPolicy(explicit) == (try ResolvedPolicy(PolicySpec(name: info.name))), "\(info.name)")
+        }
+        // The documented defaults (README, "The model"), which saved states were taken with.
+        let contextual = try ResolvedPolicy(.contextual())
+        #expect(contextual.halfLife == 14 * 86_400 && contextual.recentHalfLife == 3600 && contextual.bandwidth == 45 * 60)
+        #expect(contextual.prior == 10 && contextual.learningRate == 0.02)
+        let bandit = try ResolvedPolicy(.bandit())
+        #expect(bandit.exploration == .epsilon && bandit.epsilon == 0.05 && bandit.temperature == 0.5 && bandit.learningRate == 0.05)
+        #expect(try ResolvedPolicy(.frecency()).frecencyHalfLife == 3 * 86_400 && (try ResolvedPolicy(.roundRobin())).interval == 3600)
+        // Outside scorers keep the contextual model's features.
+        let external = ResolvedPolicy(kind: .external)
+        #expect(external.halfLife == contextual.halfLife && external.bandwidth == contextual.bandwidth && external.learningRate == 0.05)
+    }
+
     @Test func aTypedValueOutOfRangeIsAnInvalidParameter() {
         #expect(performing: { try Engine(path: ":memory:", policy: .bandit(epsilon: 1.5)) },
                 throws: { ($0 as? EngineError)?.kind == .invalidParameter && "\($0)".contains("'epsilon' = '1.5'") })

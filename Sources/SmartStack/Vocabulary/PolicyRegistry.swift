@@ -36,40 +36,11 @@ public enum PolicyRegistry {
     public static let defaultPolicy = "contextual"
 
     /// Every built-in policy, baselines first.
-    public static let policies: [PolicyInfo] = [
-        PolicyInfo(name: "static", summary: "the stack's configured order, never rotates", parameters: []),
-        PolicyInfo(
-            name: "round-robin", summary: "rotates through the configured order on a fixed timer",
-            parameters: [PolicyParameter(name: "interval", defaultValue: "1h", summary: "time each widget stays on top (duration)")]),
-        PolicyInfo(name: "mru", summary: "most recently used widget first (launches of its app, taps)", parameters: []),
-        PolicyInfo(name: "mfu", summary: "most frequently used widget first (all-time count)", parameters: []),
-        PolicyInfo(
-            name: "frecency", summary: "exponentially decayed launch counts, as open-source launchers rank apps",
-            parameters: [PolicyParameter(name: "half_life", defaultValue: "3d", summary: "age at which a launch counts half (duration)")]),
-        PolicyInfo(name: "time-of-day", summary: "hour-of-day histogram of each widget's use, this hour first", parameters: []),
-        PolicyInfo(
-            name: "contextual",
-            summary: "SmartStack's model: time of day, weekday, place, app sequence, context, hints, feedback, with Bayesian back-off",
-            parameters: contextualParameters + [
-                PolicyParameter(name: "learning_rate", defaultValue: "0.02", summary: "step size for learning the signal weights online (0 = fixed naive-Bayes weights)"),
-            ]),
-        PolicyInfo(
-            name: "bandit",
-            summary: "online logistic model over the contextual features with seeded exploration; logs its propensity",
-            parameters: contextualParameters + [
-                PolicyParameter(name: "exploration", defaultValue: "epsilon", summary: "epsilon (epsilon-greedy) or softmax"),
-                PolicyParameter(name: "epsilon", defaultValue: "0.05", summary: "share of decisions picked uniformly at random (0...1)"),
-                PolicyParameter(name: "temperature", defaultValue: "0.5", summary: "softmax temperature (> 0); lower is greedier"),
-                PolicyParameter(name: "learning_rate", defaultValue: "0.05", summary: "step size of the online gradient updates (>= 0)"),
-            ]),
-    ]
-
-    static let contextualParameters: [PolicyParameter] = [
-        PolicyParameter(name: "half_life", defaultValue: "14d", summary: "age at which past use counts half (duration)"),
-        PolicyParameter(name: "recent_half_life", defaultValue: "1h", summary: "half-life of the short-term recency signal (duration)"),
-        PolicyParameter(name: "bandwidth", defaultValue: "45m", summary: "width of the circular time-of-day kernel (duration, 10m...6h)"),
-        PolicyParameter(name: "prior", defaultValue: "10", summary: "pseudo-count pulling a specific context toward the general one (> 0)"),
-    ]
+    public static let policies: [PolicyInfo] = PolicyTable.policies.map { policy in
+        PolicyInfo(name: policy.kind.rawValue, summary: policy.summary, parameters: policy.parameters.map {
+            PolicyParameter(name: $0.name, defaultValue: $0.defaultValue, summary: $0.summary)
+        })
+    }
 
     /// The names of all policies, in listing order.
     public static var names: [String] { policies.map(\.name) }

@@ -1,6 +1,7 @@
 /// Typed constructors, one per built-in policy with its parameters: the same specs as the
 /// string form, checked by the compiler. A parameter left `nil` takes the policy's default
-/// (``PolicyRegistry/policies`` lists them), and is left out of the spec.
+/// (``PolicyRegistry/policies`` lists them, from the one policy table), and is left out of the
+/// spec.
 ///
 /// ```swift
 /// let spec = PolicySpec.contextual(halfLife: .days(7), prior: 5)
@@ -12,26 +13,26 @@
 /// throw an ``EngineError`` of kind ``EngineError/Kind/invalidParameter``.
 extension PolicySpec {
     /// `static`: the stack's configured order, never rotates.
-    public static var staticOrder: PolicySpec { PolicySpec(name: "static") }
+    public static var staticOrder: PolicySpec { PolicySpec(.staticOrder, [:]) }
 
     /// `round-robin`: rotates through the configured order, each widget on top for `interval`.
     public static func roundRobin(interval: TimeSpan? = nil) -> PolicySpec {
-        PolicySpec(name: "round-robin", ["interval": interval.map(\.description)])
+        PolicySpec(.roundRobin, [PolicyTable.interval.name: interval.map(\.description)])
     }
 
     /// `mru`: the most recently used widget first.
-    public static var mostRecentlyUsed: PolicySpec { PolicySpec(name: "mru") }
+    public static var mostRecentlyUsed: PolicySpec { PolicySpec(.mru, [:]) }
 
     /// `mfu`: the most frequently used widget first (all-time count).
-    public static var mostFrequentlyUsed: PolicySpec { PolicySpec(name: "mfu") }
+    public static var mostFrequentlyUsed: PolicySpec { PolicySpec(.mfu, [:]) }
 
     /// `frecency`: launch counts decayed so that a launch `halfLife` old counts half.
     public static func frecency(halfLife: TimeSpan? = nil) -> PolicySpec {
-        PolicySpec(name: "frecency", ["half_life": halfLife.map(\.description)])
+        PolicySpec(.frecency, [PolicyTable.frecencyHalfLife.name: halfLife.map(\.description)])
     }
 
     /// `time-of-day`: the widgets most used in the current local hour first.
-    public static var timeOfDay: PolicySpec { PolicySpec(name: "time-of-day") }
+    public static var timeOfDay: PolicySpec { PolicySpec(.timeOfDay, [:]) }
 
     /// `contextual`: SmartStack's model (see <doc:TheModel>).
     /// - Parameters:
@@ -42,10 +43,11 @@ extension PolicySpec {
     ///   - learningRate: step size for learning the signal weights online (0: fixed weights).
     public static func contextual(halfLife: TimeSpan? = nil, recentHalfLife: TimeSpan? = nil, bandwidth: TimeSpan? = nil,
                                   prior: Double? = nil, learningRate: Double? = nil) -> PolicySpec {
-        PolicySpec(name: "contextual", [
-            "half_life": halfLife.map(\.description), "recent_half_life": recentHalfLife.map(\.description),
-            "bandwidth": bandwidth.map(\.description), "prior": prior.map(number),
-            "learning_rate": learningRate.map(number),
+        PolicySpec(.contextual, [
+            PolicyTable.halfLife.name: halfLife.map(\.description),
+            PolicyTable.recentHalfLife.name: recentHalfLife.map(\.description),
+            PolicyTable.bandwidth.name: bandwidth.map(\.description), PolicyTable.prior.name: prior.map(number),
+            PolicyTable.contextualLearningRate.name: learningRate.map(number),
         ])
     }
 
@@ -59,17 +61,19 @@ extension PolicySpec {
     public static func bandit(halfLife: TimeSpan? = nil, recentHalfLife: TimeSpan? = nil, bandwidth: TimeSpan? = nil,
                               prior: Double? = nil, exploration: BanditExploration? = nil, epsilon: Double? = nil,
                               temperature: Double? = nil, learningRate: Double? = nil) -> PolicySpec {
-        PolicySpec(name: "bandit", [
-            "half_life": halfLife.map(\.description), "recent_half_life": recentHalfLife.map(\.description),
-            "bandwidth": bandwidth.map(\.description), "prior": prior.map(number),
-            "exploration": exploration.map(\.rawValue), "epsilon": epsilon.map(number),
-            "temperature": temperature.map(number), "learning_rate": learningRate.map(number),
+        PolicySpec(.bandit, [
+            PolicyTable.halfLife.name: halfLife.map(\.description),
+            PolicyTable.recentHalfLife.name: recentHalfLife.map(\.description),
+            PolicyTable.bandwidth.name: bandwidth.map(\.description), PolicyTable.prior.name: prior.map(number),
+            PolicyTable.exploration.name: exploration.map(\.rawValue), PolicyTable.epsilon.name: epsilon.map(number),
+            PolicyTable.temperature.name: temperature.map(number), PolicyTable.banditLearningRate.name: learningRate.map(number),
         ])
     }
 
-    /// A spec of the parameters given (`nil` values left out).
-    private init(name: String, _ given: [String: String?]) {
-        self.init(name: name, parameters: given.compactMapValues { $0 })
+    /// A spec of the parameters given (`nil` values left out), named and parameterized as in
+    /// the policy table.
+    private init(_ kind: ResolvedPolicy.Kind, _ given: [String: String?]) {
+        self.init(name: kind.rawValue, parameters: given.compactMapValues { $0 })
     }
 
     /// A whole number without a fraction (`5`), anything else as Swift writes it (`0.05`).

@@ -1,4 +1,4 @@
-/// A validated `PolicySpec` with every parameter parsed and defaulted.
+/// A validated `PolicySpec` with every parameter parsed and defaulted from `PolicyTable`.
 struct ResolvedPolicy: Sendable, Hashable, Codable {
     enum Kind: String, Sendable, Hashable, Codable {
         case staticOrder = "static", roundRobin = "round-robin", mru, mfu, frecency
@@ -6,65 +6,82 @@ struct ResolvedPolicy: Sendable, Hashable, Codable {
     }
     typealias Exploration = BanditExploration
 
+    // Every field is set from the table's defaults by `init(kind:)` (the zeros are never read).
+    // Saved snapshots store them in this order.
     var kind: Kind
-    var interval: Double = 3600
-    var halfLife: Double = 14 * 86_400
-    var frecencyHalfLife: Double = 3 * 86_400
-    var recentHalfLife: Double = 3600
-    var bandwidth: Double = 45 * 60
-    var prior: Double = 10
-    var exploration: Exploration = .epsilon
-    var epsilon: Double = 0.05
-    var temperature: Double = 0.5
-    var learningRate: Double = 0.05
+    var interval = 0.0
+    var halfLife = 0.0
+    var frecencyHalfLife = 0.0
+    var recentHalfLife = 0.0
+    var bandwidth = 0.0
+    var prior = 0.0
+    var exploration = Exploration.epsilon
+    var epsilon = 0.0
+    var temperature = 0.0
+    var learningRate = 0.0
 
-    init(kind: Kind) { self.kind = kind }
+    /// A policy of `kind` with every parameter at its default: the table's baseline, then the
+    /// defaults of the policy's own parameters.
+    init(kind: Kind) {
+        self.kind = kind
+        for parameter in PolicyTable.baseline + (PolicyTable.policy(kind)?.parameters ?? []) {
+            do { try set(parameter, to: parameter.defaultValue, policy: kind.rawValue) } catch {
+                preconditionFailure("the policy table's default is invalid: \(error)")
+            }
+        }
+    }
 
     init(_ spec: PolicySpec) throws(EngineError) {
-        guard let info = PolicyRegistry.info(named: spec.name), let kind = Kind(rawValue: spec.name) else {
+        guard let kind = Kind(rawValue: spec.name), let policy = PolicyTable.policy(kind) else {
             throw EngineError(.unknownPolicy, "unknown policy '\(spec.name)' (valid: \(PolicyRegistry.names.joined(separator: ", ")))")
         }
-        self.kind = kind
-        if kind == .contextual { learningRate = 0.02 }
+        self.init(kind: kind)
         for key in spec.parameters.keys.sorted() {
-            let value = spec.parameters[key]!
-            guard info.parameters.contains(where: { $0.name == key }) else {
-                let valid = info.parameters.map(\.name)
+            guard let parameter = policy.parameters.first(where: { $0.name == key }) else {
+                let valid = policy.parameters.map(\.name)
                 throw EngineError(.invalidParameter, "unknown parameter '\(key)' for policy '\(spec.name)' (valid: \(valid.isEmpty ? "none" : valid.joined(separator: ", ")))")
             }
-            func fail(_ what: String) -> EngineError {
-                EngineError(.invalidParameter, "policy '\(spec.name)': parameter '\(key)' = '\(value)' \(what)")
+            try set(parameter, to: spec.parameters[key]!, policy: spec.name)
+        }
+    }
+
+    /// Parses `value` as `parameter` takes it and sets its field.
+    private mutating func set(_ parameter: PolicyTable.Parameter, to value: String, policy: String) throws(EngineError) {
+        func fail(_ what: String) -> EngineError {
+            EngineError(.invalidParameter, "policy '\(policy)': parameter '\(parameter.name)' = '\(value)' \(what)")
+        }
+        switch parameter.values {
+        case .duration(let field, let range):
+            guard let d = TimeSpan(parsing: value)?.seconds else {
+                throw fail("is not a duration (write e.g. 45s, 30m, 2h, 14d, 1w)")
             }
-            func duration(_ range: ClosedRange<Double>) throws(EngineError) -> Double {
-                guard let d = TimeSpan(parsing: value)?.seconds else {
-                    throw fail("is not a duration (write e.g. 45s, 30m, 2h, 14d, 1w)")
-                }
-                guard range.contains(d) else {
-                    throw fail("is out of range (\(TimeSpan(seconds: range.lowerBound))...\(TimeSpan(seconds: range.upperBound)))")
-                }
-                return d
+            guard range.contains(d) else {
+                throw fail("is out of range (\(TimeSpan(seconds: range.lowerBound))...\(TimeSpan(seconds: range.upperBound)))")
             }
-            func number(_ range: ClosedRange<Double>) throws(EngineError) -> Double {
-                guard let d = Double(value), d.isFinite else { throw fail("is not a number") }
-                guard range.contains(d) else { throw fail("is out of range (\(range.lowerBound)...\(range.upperBound))") }
-                return d
+            assign(d, to: field)
+        case .number(let field, let range):
+            guard let d = Double(value), d.isFinite else { throw fail("is not a number") }
+            guard range.contains(d) else { throw fail("is out of range (\(range.lowerBound)...\(range.upperBound))") }
+            assign(d, to: field)
+        case .exploration:
+            guard let e = Exploration(rawValue: value) else {
+                throw fail("is not one of: \(Exploration.allCases.map(\.rawValue).joined(separator: ", "))")
             }
-            switch key {
-            case "interval": interval = try duration(1...(366 * 86_400))
-            case "half_life":
-                if kind == .frecency { frecencyHalfLife = try duration(60...(3660 * 86_400)) }
-                else { halfLife = try duration(60...(3660 * 86_400)) }
-            case "recent_half_life": recentHalfLife = try duration(60...(30 * 86_400))
-            case "bandwidth": bandwidth = try duration(600...(6 * 3600))
-            case "prior": prior = try number(0.01...1000)
-            case "exploration":
-                guard let e = Exploration(rawValue: value) else { throw fail("is not one of: epsilon, softmax") }
-                exploration = e
-            case "epsilon": epsilon = try number(0...1)
-            case "temperature": temperature = try number(0.001...1000)
-            case "learning_rate": learningRate = try number(0...10)
-            default: throw fail("is not handled")  // unreachable: every listed parameter is handled above
-            }
+            exploration = e
+        }
+    }
+
+    private mutating func assign(_ value: Double, to field: PolicyTable.Field) {
+        switch field {
+        case .interval: interval = value
+        case .halfLife: halfLife = value
+        case .frecencyHalfLife: frecencyHalfLife = value
+        case .recentHalfLife: recentHalfLife = value
+        case .bandwidth: bandwidth = value
+        case .prior: prior = value
+        case .epsilon: epsilon = value
+        case .temperature: temperature = value
+        case .learningRate: learningRate = value
         }
     }
 }
