@@ -78,13 +78,6 @@ import SmartStack
         #expect(m[.rotationsPerActiveHour] == 1)
     }
 
-    @Test func medianOfEvenCountAveragesTheMiddleTwo() {
-        var v = [4.0, 1, 3, 2]
-        #expect(MetricAccumulator.median(&v) == 2.5)
-        var empty: [Double] = []
-        #expect(MetricAccumulator.median(&empty) == nil)
-    }
-
     @Test func bootstrapIsReproducibleWithItsSeedAndIndependentOfThreads() throws {
         let events = syntheticDataset(users: 6, days: 5, seed: 3)
         var o = Fixture.options(bootstrap: 300, threads: 1)

@@ -7,6 +7,9 @@ import SmartStack
 /// `mix(seed, r)`, and every policy is measured on the same resample (so paired differences
 /// against a reference are paired on the same decisions).
 enum Bootstrap {
+    /// The confidence level of every interval in a report.
+    static let confidenceLevel = 0.95
+
     /// The outcome: per policy a 95% interval of each metric, and, when a reference is given,
     /// the paired difference's interval for every other policy.
     struct Result: Sendable {
@@ -17,7 +20,7 @@ enum Bootstrap {
     /// Runs `resamples` resamples of the units of `table`.
     ///
     /// - Complexity: O(resamples × policies × (units + dwells log dwells)) / threads.
-    static func run(_ table: ScoredDays, resamples: Int, seed: UInt64, threads: Int, reference: Int?, level: Double = 0.95) -> Result {
+    static func run(_ table: ScoredDays, resamples: Int, seed: UInt64, threads: Int, reference: Int?, level: Double = confidenceLevel) -> Result {
         let policies = table.summaries.count
         let metrics = Metric.estimated
         let units = table.dayUser.count

@@ -54,6 +54,15 @@ public struct MetricValues: Sendable, Hashable, Codable {
         set { values[metric] = newValue }
     }
 
+    /// The differences `lhs - rhs` of the metrics both define.
+    public static func - (lhs: MetricValues, rhs: MetricValues) -> MetricValues {
+        var difference = MetricValues()
+        for m in Metric.allCases {
+            if let a = lhs[m], let b = rhs[m] { difference[m] = a - b }
+        }
+        return difference
+    }
+
     /// Encodes `{"hit_at_1": 0.5, ..., "coverage": null}`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: NameKey.self)

@@ -1,3 +1,4 @@
+import Foundation
 import SmartStack
 
 /// The choices that change evaluation figures. Every report prints them.
@@ -50,5 +51,3 @@ public struct ReplayOptions: Sendable, Hashable {
     /// The number of active processor cores.
     public static var availableCores: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 }
-
-import Foundation

@@ -20,11 +20,36 @@ public struct ReplayDecision: Sendable, Hashable {
 /// One user's policy during replay: it learns from every event it is given and decides the top
 /// of a stack at a decision point. The replay only ever gives it events strictly before the
 /// instant it decides. One instance per user, used from one thread.
+///
+/// A policy implements `record(_:)` and `decide(stack:widgets:at:)`; the replay calls the two
+/// requirements below them, whose defaults forward there. A policy overrides those only to
+/// avoid copies on the replay's hot path (as `EngineReplayPolicy` does).
 public protocol ReplayPolicy: AnyObject {
     /// Learns from one event (in time order).
     func record(_ event: Event)
     /// Decides the top of `stack`, whose configured widgets are `widgets`, at `time`.
     func decide(stack: String, widgets: [WidgetConfig], at time: EventTime) throws -> ReplayDecision
+
+    /// Learns from the event at `event`, read in place. Default: `record(event.pointee)`.
+    func record(at event: UnsafePointer<Event>)
+    /// Decides the top of `stack`, writing its display order into `order` (whose storage the
+    /// replay reuses for every decision of that stack). `slot` is the stack's number in the
+    /// user's configuration order (0, 1, ...; a stack keeps it for the whole replay), so a policy
+    /// can cache what it looks up per stack. Default: `decide(stack:widgets:at:)`.
+    func decide(slot: Int, stack: String, widgets: [WidgetConfig], at time: EventTime, into order: inout [String]) throws -> String?
+}
+
+extension ReplayPolicy {
+    /// Calls `record(_:)` with a copy of the event.
+    public func record(at event: UnsafePointer<Event>) { record(event.pointee) }
+
+    /// Calls `decide(stack:widgets:at:)` and copies its order into `order`.
+    public func decide(slot: Int, stack: String, widgets: [WidgetConfig], at time: EventTime,
+                       into order: inout [String]) throws -> String? {
+        let decision = try decide(stack: stack, widgets: widgets, at: time)
+        order = decision.order
+        return decision.top
+    }
 }
 
 /// A named way to build one `ReplayPolicy` per user.
@@ -72,12 +97,18 @@ public struct PolicyFactory: Sendable {
 public final class EngineReplayPolicy: ReplayPolicy {
     /// The engine being evaluated.
     public let engine: UserEngine
+    /// The engine's index of each stack, by replay slot (-1 until the engine knows the stack).
+    /// Only the replay's thread touches it, so no run-time exclusivity check is needed.
+    @exclusivity(unchecked) private var stackIndices: [Int] = []
 
     /// Wraps an engine.
     public init(engine: UserEngine) { self.engine = engine }
 
     /// Forwards the event to the engine.
     public func record(_ event: Event) { engine.record(event) }
+
+    /// Forwards the event to the engine, which reads it in place.
+    public func record(at event: UnsafePointer<Event>) { engine.record(at: event) }
 
     /// Asks the engine's rotation policy; the display order is the top then the rest of the
     /// scorer's ranking in its order, then any configured widget the ranking left out.
@@ -89,23 +120,29 @@ public final class EngineReplayPolicy: ReplayPolicy {
         return ReplayDecision(top: decision.top, order: order, propensity: decision.propensity)
     }
 
-    /// The same decision with the display order written into `order`, whose storage is reused:
-    /// the replay's hot path, which allocates nothing per decision.
+    /// The same decision with the display order written into `order`, the stack found by the
+    /// engine's index once it is known (the replay's hot path, which allocates nothing).
     ///
     /// - Complexity: O(widgets) plus the engine's decision.
-    func decide(stack: String, widgets: [WidgetConfig], at time: EventTime, into order: inout [String]) throws
-        -> (top: String?, propensity: Double) {
-        let decision = try engine.decideOrder(stack: stack, at: time, into: &order)
+    public func decide(slot: Int, stack: String, widgets: [WidgetConfig], at time: EventTime,
+                       into order: inout [String]) throws -> String? {
+        if stackIndices.count <= slot { stackIndices.append(contentsOf: repeatElement(-1, count: slot + 1 - stackIndices.count)) }
+        if stackIndices[slot] < 0, let s = engine.configuredStackIndex(stack) { stackIndices[slot] = s }
+        let s = stackIndices[slot]
+        guard s >= 0 else {  // not configured in the engine: its error says so
+            return try decide(stack: stack, widgets: widgets, at: time, into: &order).top
+        }
+        let top = engine.decideOrder(stackIndex: s, at: time, into: &order).top
         complete(&order, widgets: widgets)
-        return decision
+        return top
     }
 
-    /// The same for a stack the engine knows by index (`UserEngine.configuredStackIndex`).
+    /// The decision by stack id, with the display order written into `order`.
     ///
     /// - Complexity: O(widgets) plus the engine's decision.
-    func decide(stackIndex: Int, widgets: [WidgetConfig], at time: EventTime, into order: inout [String])
+    private func decide(stack: String, widgets: [WidgetConfig], at time: EventTime, into order: inout [String]) throws
         -> (top: String?, propensity: Double) {
-        let decision = engine.decideOrder(stackIndex: stackIndex, at: time, into: &order)
+        let decision = try engine.decideOrder(stack: stack, at: time, into: &order)
         complete(&order, widgets: widgets)
         return decision
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// A snapshot of a running evaluation, for progress bars.
@@ -73,5 +74,3 @@ final class ProgressCounters: Sendable {
     let phase = Atomic<Int>(0)
     let done = Atomic<Bool>(false)
 }
-
-import Foundation

@@ -22,50 +22,15 @@ struct EngagementRecord: Sendable, Hashable {
     var widget: String
 }
 
-/// Tallies per local hour of day.
-struct HourTally: Sendable, Hashable {
-    var decisions = 0, withTarget = 0, hits1 = 0, hits3 = 0, rotations = 0
-    var rrSum = 0.0, ndcgSum = 0.0
-
-    mutating func merge(_ o: HourTally) {
-        decisions += o.decisions; withTarget += o.withTarget; hits1 += o.hits1; hits3 += o.hits3
-        rotations += o.rotations; rrSum += o.rrSum; ndcgSum += o.ndcgSum
-    }
-}
-
-/// One logged impression with a propensity, stored compactly (16 bytes) until the off-policy
-/// estimators take it as a `LoggedRound`; each policy's action at it is kept apart (2 bytes).
-struct LoggedImpression: Sendable, Hashable {
-    /// Probability with which the logging policy showed the logged widget.
-    var propensity: Double
-    /// Number of candidate actions (the stack's widgets at that moment).
-    var actionCount: Int16
-    /// Index of the logged widget among the candidates.
-    var loggedAction: Int16
-    /// The stack's slot in the user's `stacks` (for the reward model's context).
-    var stack: Int16
-    /// The local hour of the impression (for the reward model's context).
-    var hour: UInt8
-    /// Whether the logged widget was engaged within the attribution window.
-    var isEngaged: Bool
-}
-
-/// One policy's tallies for one user.
+/// One policy's tallies for one user: per scored day, and per local hour of day over all days
+/// (the same tally, without dwells).
 struct PolicyUserTallies: Sendable {
     var days: [DaySummary] = []
-    var byHour = [HourTally](repeating: HourTally(), count: 24)
+    var byHour = [DecisionTally](repeating: DecisionTally(), count: 24)
     var topChanges: [TopChange] = []
     /// Per logged impression of the user (`UserReplayResult.impressions`), the index of this
     /// policy's top among its candidates, or -1 when it had none there.
     var impressionActions: [Int16] = []
-}
-
-/// One user's logged impressions and one policy's actions at them, with the names their stack
-/// slots stand for.
-struct UserImpressions: Sendable {
-    var stacks: [String]
-    var impressions: [LoggedImpression]
-    var actions: [Int16]
 }
 
 /// Everything the replay of one user produced.
@@ -103,5 +68,35 @@ struct UserReplayResult: Sendable {
         var best = 0
         for i in dayTargets.indices where dayTargets[i] > dayTargets[best] { best = i }
         return best
+    }
+}
+
+extension PolicyUserTallies {
+    /// Tallies a decision into its day's and its hour's tallies.
+    mutating func addDecision(targetRank: Int?, day: Int, hour: Int) {
+        days[day].tally.addDecision(targetRank: targetRank)
+        byHour[hour].addDecision(targetRank: targetRank)
+    }
+
+    /// Tallies a rotation made at a decision of `day` and `hour`, and the dwell it ends (in the
+    /// day's tally only: no report breaks dwells down by hour, and a second copy of every dwell
+    /// would cost the evaluation of a large dataset several megabytes).
+    mutating func addRotation(isFlicker: Bool, dwellMinutes: Double, day: Int, hour: Int) {
+        days[day].tally.addRotation(isFlicker: isFlicker)
+        days[day].tally.addDwell(minutes: dwellMinutes)
+        byHour[hour].addRotation(isFlicker: isFlicker)
+    }
+
+    /// Tallies an unnecessary rotation made at a decision of `day` and `hour`.
+    mutating func addUnnecessaryRotation(day: Int, hour: Int) {
+        days[day].tally.addUnnecessaryRotation()
+        byHour[hour].addUnnecessaryRotation()
+    }
+
+    /// Tallies the active hours of `day`: bit `h` of `hours` is set when local hour `h` had a
+    /// scored decision point.
+    mutating func addActiveHours(_ hours: UInt32, day: Int) {
+        days[day].tally.activeHours += hours.nonzeroBitCount
+        for h in 0..<24 where hours & (1 << UInt32(h)) != 0 { byHour[h].activeHours += 1 }
     }
 }

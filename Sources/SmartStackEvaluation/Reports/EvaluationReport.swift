@@ -113,18 +113,14 @@ public struct OptionsSummary: Sendable, Hashable, Codable {
     /// The rotation parameters every policy ran under (`margin=0.1,dwell=15m,cap=48,swipe_hold=30m`).
     public var rotation: String
 
-    /// The summary of `options`.
-    public init(_ options: ReplayOptions, reference: String?) {
-        windowMinutes = options.window / 60
-        mergeRepeats = options.mergeRepeats
-        warmupDays = options.warmupDays
-        seed = options.seed
-        bootstrapResamples = options.bootstrapResamples
-        confidenceLevel = 0.95
-        flickerWindowMinutes = options.flickerWindow / 60
-        self.reference = reference
-        rotation = options.rotation.description
-        decisionPointRule = "each screen_on for users whose data has any; otherwise each engagement (launch of a stacked widget's app or tap on a widget)"
+    /// Creates a summary.
+    public init(windowMinutes: Double, mergeRepeats: Bool, warmupDays: Int, seed: UInt64, bootstrapResamples: Int,
+                confidenceLevel: Double, flickerWindowMinutes: Double, reference: String?, decisionPointRule: String,
+                rotation: String) {
+        self.windowMinutes = windowMinutes; self.mergeRepeats = mergeRepeats; self.warmupDays = warmupDays
+        self.seed = seed; self.bootstrapResamples = bootstrapResamples; self.confidenceLevel = confidenceLevel
+        self.flickerWindowMinutes = flickerWindowMinutes; self.reference = reference
+        self.decisionPointRule = decisionPointRule; self.rotation = rotation
     }
 
     enum CodingKeys: String, CodingKey {
@@ -196,6 +192,13 @@ public struct HourBreakdown: Sendable, Hashable, Codable {
     public init(hour: Int, decisions: Int, decisionsWithTarget: Int, hitAt1: Double?, hitAt3: Double?, mrr: Double?, ndcgAt3: Double?, rotations: Int) {
         self.hour = hour; self.decisions = decisions; self.decisionsWithTarget = decisionsWithTarget
         self.hitAt1 = hitAt1; self.hitAt3 = hitAt3; self.mrr = mrr; self.ndcgAt3 = ndcgAt3; self.rotations = rotations
+    }
+
+    /// The entry of local hour `hour` from its tally.
+    public init(hour: Int, tally: DecisionTally) {
+        self.init(hour: hour, decisions: tally.decisions, decisionsWithTarget: tally.decisionsWithTarget,
+                  hitAt1: tally.hitAt1, hitAt3: tally.hitAt3, mrr: tally.meanReciprocalRank, ndcgAt3: tally.ndcgAt3,
+                  rotations: tally.rotations)
     }
 
     enum CodingKeys: String, CodingKey {
@@ -309,41 +312,5 @@ public struct TimelineInterval: Sendable, Hashable, Codable {
         case stack, widget, start, end
         case startMinute = "start_minute"
         case endMinute = "end_minute"
-    }
-}
-
-/// Off-policy estimates of a policy's engagement rate from the logged `widget_impression`
-/// events with a propensity (see `OffPolicyEvaluation` for the estimators).
-public struct OffPolicyReport: Sendable, Hashable, Codable {
-    /// Logged impressions with a propensity that were used: after the warm-up, in a configured
-    /// stack, with the logged widget among its widgets and the policy showing a top for it
-    /// (sampled when there are more than `ReplayOptions.offPolicyRoundLimit`; see `note`).
-    public var impressions: Int
-    /// The engagement rate observed in the log (share of those impressions whose widget was
-    /// engaged within the attribution window).
-    public var loggedRate: Double?
-    /// The estimators' figures, intervals and weight diagnostics (`null` when they could not be
-    /// computed; `note` says why).
-    public var estimates: OffPolicyResult?
-    /// A remark on the estimates: why there are none, or that a sample was used.
-    public var note: String?
-
-    /// Creates an entry.
-    public init(impressions: Int, loggedRate: Double?, estimates: OffPolicyResult?, note: String?) {
-        self.impressions = impressions; self.loggedRate = loggedRate; self.estimates = estimates; self.note = note
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case impressions, estimates, note
-        case loggedRate = "logged_rate"
-    }
-
-    /// Encodes every key, missing values as `null`.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(impressions, forKey: .impressions)
-        try c.encode(loggedRate, forKey: .loggedRate)
-        try c.encode(estimates, forKey: .estimates)
-        try c.encode(note, forKey: .note)
     }
 }

@@ -34,8 +34,7 @@ public struct DecisionRecord: Sendable, Hashable {
 
     /// The 1-based rank of the first target widget in `order` (`nil` without a target).
     public var targetRank: Int? {
-        guard let target else { return nil }
-        return order.firstIndex(where: target.contains).map { $0 + 1 } ?? Int.max
+        target.map { UserReplay.rank(of: $0, in: order) }
     }
 
     /// The record as one JSON object on one line (no trailing newline). Non-finite numbers are
