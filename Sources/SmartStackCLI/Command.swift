@@ -1,4 +1,3 @@
-// CONTRACT — the CLI helper may extend this file (keep these signatures).
 import Foundation
 import SmartStack
 

@@ -39,7 +39,7 @@ import SmartStackEvaluation
 
     @Test(arguments: [("10m", 600.0), ("1.5h", 5400), ("45s", 45), ("1d", 86_400)])
     func durations(text: String, seconds: Double) throws {
-        #expect(try EvaluateCommand.parseDuration(text, option: "--window") == seconds)
+        #expect(try ReplayArguments.parseDuration(text, option: "--window") == seconds)
     }
 
     @Test(arguments: [

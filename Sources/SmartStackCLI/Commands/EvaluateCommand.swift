@@ -20,10 +20,10 @@ public struct EvaluateCommand: SubcommandProtocol {
         USAGE: \(usage)
 
         ARGUMENTS:
-          <dataset.jsonl ...>     SmartStack JSONL v1 files (sorted by user or by time)
+        \(ReplayArguments.datasetsHelp)
 
         OPTIONS:
-          --db <path>             Read the events from a database instead of files
+        \(ReplayArguments.databaseHelp)
           --policies <list>       Comma-separated policies, e.g.
                                   static,frecency,contextual:half_life=14d ('all' =
                                   every built-in policy, plus oracle when a truth file
@@ -33,16 +33,10 @@ public struct EvaluateCommand: SubcommandProtocol {
           --truth <file>          Ground truth for the oracle policy (default:
                                   <dataset>.truth.jsonl next to the first dataset file,
                                   when present)
-          --window <duration>     Attribution window after a decision, e.g. 10m, 90s, 1h
-                                  (default: 10m)
+        \(ReplayArguments.replayHelp)
           --rotation <params>     Rotation policy for every policy, e.g.
                                   margin=0.2,dwell=15m,cap=24,swipe_hold=1h (default:
                                   margin=0.1,dwell=15m,cap=48,swipe_hold=30m)
-          --merge-repeats         Merge consecutive launches of the same app with no
-                                  screen_on between them into one (default)
-          --no-merge-repeats      Keep every app launch
-          --warmup-days <n>       Days after each user's first event replayed but not
-                                  scored (default: 7)
           --seed <n>              Seed of the policies and the bootstrap (default: 0)
           --bootstrap <n>         Bootstrap resamples over user-days, 0 for none
                                   (default: 1000)
@@ -81,35 +75,22 @@ public struct EvaluateCommand: SubcommandProtocol {
     /// Parses the arguments (pure: nothing is read or checked on disk).
     public init(arguments: [String]) throws(UsageError) {
         let args = try ParsedArguments(arguments,
-            options: ["--db", "--policies", "--reference", "--truth", "--window", "--rotation", "--warmup-days", "--seed",
-                      "--bootstrap", "--threads", "--report"],
-            flags: ["--json", "--quiet", "--merge-repeats", "--no-merge-repeats"])
-        datasets = args.positional
-        database = args.value("--db")
-        if datasets.isEmpty, database == nil { throw UsageError("missing dataset: give JSONL files or --db <path>") }
-        if !datasets.isEmpty, database != nil { throw UsageError("give either dataset files or --db, not both") }
-        if datasets.contains("-") { throw UsageError("evaluate reads its datasets twice, so standard input ('-') is not supported; save it to a file") }
+            options: ReplayArguments.options.union(["--policies", "--reference", "--truth", "--rotation", "--bootstrap", "--threads", "--report"]),
+            flags: ReplayArguments.flags.union(["--json", "--quiet"]))
+        let replay = try ReplayArguments(args, command: Self.name)
+        datasets = replay.datasets
+        database = replay.database
+        options = replay.options
         policies = []
         for list in args.values("--policies") { policies += try Self.splitPolicies(list) }
         if policies.isEmpty { policies = ["all"] }
         reference = args.value("--reference")
         truth = args.value("--truth")
-        options = ReplayOptions()
-        if let w = args.value("--window") { options.window = try Self.parseDuration(w, option: "--window") }
         if let r = args.value("--rotation") {
             do { options.rotation = try RotationParameters(parsing: r) } catch { throw UsageError("--rotation: \(error.message)") }
         }
-        if args.flag("--merge-repeats"), args.flag("--no-merge-repeats") {
-            throw UsageError("give only one of '--merge-repeats' and '--no-merge-repeats'")
-        }
-        if args.flag("--no-merge-repeats") { options.mergeRepeats = false }
-        if let v = args.value("--warmup-days") { options.warmupDays = try Self.parseCount(v, option: "--warmup-days", minimum: 0) }
-        if let v = args.value("--seed") {
-            guard let s = UInt64(v) else { throw UsageError("invalid value '\(v)' for '--seed': expected a non-negative integer") }
-            options.seed = s
-        }
-        if let v = args.value("--bootstrap") { options.bootstrapResamples = try Self.parseCount(v, option: "--bootstrap", minimum: 0) }
-        if let v = args.value("--threads") { options.threads = try Self.parseCount(v, option: "--threads", minimum: 1) }
+        if let v = args.value("--bootstrap") { options.bootstrapResamples = try ReplayArguments.parseCount(v, option: "--bootstrap", minimum: 0) }
+        if let v = args.value("--threads") { options.threads = try ReplayArguments.parseCount(v, option: "--threads", minimum: 1) }
         reportDirectory = args.value("--report")
         json = args.flag("--json")
         quiet = args.flag("--quiet")
@@ -128,22 +109,6 @@ public struct EvaluateCommand: SubcommandProtocol {
             }
         }
         return out
-    }
-
-    /// Parses `10m`, `90s`, `1.5h`, `1d` into seconds.
-    static func parseDuration(_ text: String, option: String) throws(UsageError) -> Double {
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-        guard let unit = text.last, let factor = units[unit], let v = Double(text.dropLast()), v.isFinite, v > 0 else {
-            throw UsageError("invalid value '\(text)' for '\(option)': expected a positive duration such as 10m, 90s or 1h")
-        }
-        return v * factor
-    }
-
-    static func parseCount(_ text: String, option: String, minimum: Int) throws(UsageError) -> Int {
-        guard let v = Int(text), v >= minimum else {
-            throw UsageError("invalid value '\(text)' for '\(option)': expected an integer >= \(minimum)")
-        }
-        return v
     }
 
     /// The truth file of the oracle: `--truth`, else `<dataset>.truth.jsonl` or, for
@@ -189,15 +154,11 @@ public struct EvaluateCommand: SubcommandProtocol {
     }
 
     public func run(_ output: CommandOutput) throws -> Int32 {
-        for path in datasets + (database.map { [$0] } ?? []) where !FileManager.default.isReadableFile(atPath: path) {
-            let exists = FileManager.default.fileExists(atPath: path)
-            throw CommandFailure("cannot read dataset '\(path)': \(exists ? "permission denied" : "no such file")")
-        }
+        let source = try ReplayArguments.source(datasets: datasets, database: database)
         let factories = try policyFactories()
         if let reference, !factories.contains(where: { $0.name == reference }) {
             throw UsageError("reference policy '\(reference)' is not among the evaluated policies (\(factories.map(\.name).joined(separator: ", ")))")
         }
-        let source: EvaluationSource = database.map { .database($0) } ?? .files(datasets)
         let showProgress = output.standardErrorIsTerminal && !quiet
         var progress: (@Sendable (ReplayProgress) -> Void)?
         if showProgress {

@@ -41,18 +41,13 @@ public struct ExportDecisionsCommand: SubcommandProtocol {
         USAGE: \(usage)
 
         ARGUMENTS:
-          <dataset.jsonl ...>     SmartStack JSONL v1 files
+        \(ReplayArguments.datasetsHelp)
 
         OPTIONS:
-          --db <path>             Read the events from a database instead of files
+        \(ReplayArguments.databaseHelp)
           --out <file>            Write to this file instead of standard output
           --policy <policy>       Policy whose picks are exported (default: \(PolicyRegistry.defaultPolicy))
-          --window <duration>     Attribution window after a decision, e.g. 10m, 90s
-                                  (default: 10m)
-          --merge-repeats         Merge consecutive launches of the same app (default)
-          --no-merge-repeats      Keep every app launch
-          --warmup-days <n>       Days after each user's first event not scored
-                                  (default: 7)
+        \(ReplayArguments.replayHelp)
           --seed <n>              Seed of the policy (default: 0)
           --time-replay           Also time a plain replay of the policy (no export)
                                   from the parsed events; report it on stderr
@@ -80,38 +75,22 @@ public struct ExportDecisionsCommand: SubcommandProtocol {
 
     /// Parses the arguments (pure: nothing is read or checked on disk).
     public init(arguments: [String]) throws(UsageError) {
-        let args = try ParsedArguments(arguments,
-            options: ["--db", "--out", "--policy", "--window", "--warmup-days", "--seed"],
-            flags: ["--quiet", "--merge-repeats", "--no-merge-repeats", "--time-replay"])
-        datasets = args.positional
-        database = args.value("--db")
-        if datasets.isEmpty, database == nil { throw UsageError("missing dataset: give JSONL files or --db <path>") }
-        if !datasets.isEmpty, database != nil { throw UsageError("give either dataset files or --db, not both") }
-        if datasets.contains("-") { throw UsageError("export-decisions reads its datasets twice, so standard input ('-') is not supported; save it to a file") }
+        let args = try ParsedArguments(arguments, options: ReplayArguments.options.union(["--out", "--policy"]),
+                                       flags: ReplayArguments.flags.union(["--quiet", "--time-replay"]))
+        let replay = try ReplayArguments(args, command: Self.name)
+        datasets = replay.datasets
+        database = replay.database
+        options = replay.options
+        options.offPolicyEstimates = false
         outputPath = args.value("--out")
         policy = args.value("--policy") ?? PolicyRegistry.defaultPolicy
-        options = ReplayOptions()
-        options.offPolicyEstimates = false
-        if let w = args.value("--window") { options.window = try EvaluateCommand.parseDuration(w, option: "--window") }
-        if args.flag("--merge-repeats"), args.flag("--no-merge-repeats") {
-            throw UsageError("give only one of '--merge-repeats' and '--no-merge-repeats'")
-        }
-        if args.flag("--no-merge-repeats") { options.mergeRepeats = false }
-        if let v = args.value("--warmup-days") { options.warmupDays = try EvaluateCommand.parseCount(v, option: "--warmup-days", minimum: 0) }
-        if let v = args.value("--seed") {
-            guard let s = UInt64(v) else { throw UsageError("invalid value '\(v)' for '--seed': expected a non-negative integer") }
-            options.seed = s
-        }
         quiet = args.flag("--quiet")
         timesReplay = args.flag("--time-replay")
     }
 
     /// Runs the export.
     public func run(_ output: CommandOutput) throws -> Int32 {
-        for path in datasets + (database.map { [$0] } ?? []) where !FileManager.default.isReadableFile(atPath: path) {
-            let exists = FileManager.default.fileExists(atPath: path)
-            throw CommandFailure("cannot read dataset '\(path)': \(exists ? "permission denied" : "no such file")")
-        }
+        let source = try ReplayArguments.source(datasets: datasets, database: database)
         let spec: PolicySpec
         do { spec = try PolicySpec(parsing: policy) } catch {
             throw UsageError("\(error.message) (see 'smartstack policies')")
@@ -142,7 +121,6 @@ public struct ExportDecisionsCommand: SubcommandProtocol {
             }
             buffer.removeAll(keepingCapacity: true)
         }
-        let source: EvaluationSource = database.map { .database($0) } ?? .files(datasets)
         let summary: DecisionExportSummary
         do {
             var export = DecisionExport(options: options, policy: spec)

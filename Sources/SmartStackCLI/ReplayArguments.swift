@@ -1,0 +1,87 @@
+import Foundation
+import SmartStackEvaluation
+
+/// The arguments `evaluate` and `export-decisions` share: the recorded sessions to replay and
+/// the replay options both honour, with one help text and one set of errors.
+///
+/// ```swift
+/// let args = try ParsedArguments(["a.jsonl", "--window", "5m"], options: ReplayArguments.options, flags: ReplayArguments.flags)
+/// let replay = try ReplayArguments(args, command: "evaluate")
+/// // replay.datasets == ["a.jsonl"], replay.options.window == 300
+/// ```
+struct ReplayArguments: Sendable {
+    /// The shared options that take a value.
+    static let options: Set<String> = ["--db", "--window", "--warmup-days", "--seed"]
+    /// The shared flags.
+    static let flags: Set<String> = ["--merge-repeats", "--no-merge-repeats"]
+
+    /// The ARGUMENTS row of the dataset files.
+    static let datasetsHelp = "  <dataset.jsonl ...>     SmartStack JSONL v1 files (sorted by user or by time)"
+    /// The OPTIONS row of `--db`.
+    static let databaseHelp = "  --db <path>             Read the events from a database instead of files"
+    /// The OPTIONS rows of the replay options (`--seed` is described by each command: it seeds
+    /// different things).
+    static let replayHelp = """
+          --window <duration>     Attribution window after a decision, e.g. 10m, 90s, 1h
+                                  (default: 10m)
+          --merge-repeats         Merge consecutive launches of the same app with no
+                                  screen_on between them into one (default)
+          --no-merge-repeats      Keep every app launch
+          --warmup-days <n>       Days after each user's first event replayed but not
+                                  scored (default: 7)
+        """
+
+    /// Dataset files.
+    var datasets: [String]
+    /// Database path, when reading from one.
+    var database: String?
+    /// The defaults with the shared options applied.
+    var options = ReplayOptions()
+
+    /// Reads the shared arguments of `command` (pure: nothing is read or checked on disk).
+    init(_ args: ParsedArguments, command: String) throws(UsageError) {
+        datasets = args.positional
+        database = args.value("--db")
+        if datasets.isEmpty, database == nil { throw UsageError("missing dataset: give JSONL files or --db <path>") }
+        if !datasets.isEmpty, database != nil { throw UsageError("give either dataset files or --db, not both") }
+        if datasets.contains("-") {
+            throw UsageError("\(command) reads its datasets twice, so standard input ('-') is not supported; save it to a file")
+        }
+        if let w = args.value("--window") { options.window = try Self.parseDuration(w, option: "--window") }
+        if args.flag("--merge-repeats"), args.flag("--no-merge-repeats") {
+            throw UsageError("give only one of '--merge-repeats' and '--no-merge-repeats'")
+        }
+        if args.flag("--no-merge-repeats") { options.mergeRepeats = false }
+        if let v = args.value("--warmup-days") { options.warmupDays = try Self.parseCount(v, option: "--warmup-days", minimum: 0) }
+        if let v = args.value("--seed") {
+            guard let s = UInt64(v) else { throw UsageError("invalid value '\(v)' for '--seed': expected a non-negative integer") }
+            options.seed = s
+        }
+    }
+
+    /// The source to replay, once every file is known to be readable.
+    static func source(datasets: [String], database: String?) throws(CommandFailure) -> EvaluationSource {
+        for path in datasets + (database.map { [$0] } ?? []) where !FileManager.default.isReadableFile(atPath: path) {
+            let exists = FileManager.default.fileExists(atPath: path)
+            throw CommandFailure("cannot read dataset '\(path)': \(exists ? "permission denied" : "no such file")")
+        }
+        return database.map { .database($0) } ?? .files(datasets)
+    }
+
+    /// Parses `10m`, `90s`, `1.5h`, `1d` into seconds.
+    static func parseDuration(_ text: String, option: String) throws(UsageError) -> Double {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
+        guard let unit = text.last, let factor = units[unit], let v = Double(text.dropLast()), v.isFinite, v > 0 else {
+            throw UsageError("invalid value '\(text)' for '\(option)': expected a positive duration such as 10m, 90s or 1h")
+        }
+        return v * factor
+    }
+
+    /// Parses an integer of at least `minimum`.
+    static func parseCount(_ text: String, option: String, minimum: Int) throws(UsageError) -> Int {
+        guard let v = Int(text), v >= minimum else {
+            throw UsageError("invalid value '\(text)' for '\(option)': expected an integer >= \(minimum)")
+        }
+        return v
+    }
+}
