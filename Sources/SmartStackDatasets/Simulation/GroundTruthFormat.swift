@@ -54,19 +54,9 @@ enum GroundTruthFormat {
         // truncated to the minute and the local time written in that offset.
         let offset = Int64(time.utcOffsetSeconds) / 60 * 60
         let local = time.nanosecondsSinceEpoch + offset * 1_000_000_000
-        var days = local / 86_400_000_000_000
-        var nanosOfDay = local % 86_400_000_000_000
-        if nanosOfDay < 0 { nanosOfDay += 86_400_000_000_000; days -= 1 }
-        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        let days = EventTime.floorDiv(local, 86_400_000_000_000)
+        let nanosOfDay = local - days * 86_400_000_000_000
+        let (y, m, d) = EventTime.civilFromDays(days)
         func two(_ v: Int64) { buffer.append(UInt8(48 + v / 10)); buffer.append(UInt8(48 + v % 10)) }
         two(y / 100); two(y % 100)
         buffer.append(UInt8(ascii: "-")); two(m)

@@ -1,5 +1,22 @@
 import SmartStack
 
+#if canImport(Glibc)
+import Glibc
+@inline(__always) func _log(_ x: Double) -> Double { Glibc.log(x) }
+@inline(__always) func _cos(_ x: Double) -> Double { Glibc.cos(x) }
+@inline(__always) func _exp(_ x: Double) -> Double { Glibc.exp(x) }
+#elseif canImport(Darwin)
+import Darwin
+@inline(__always) func _log(_ x: Double) -> Double { Darwin.log(x) }
+@inline(__always) func _cos(_ x: Double) -> Double { Darwin.cos(x) }
+@inline(__always) func _exp(_ x: Double) -> Double { Darwin.exp(x) }
+#else
+import Foundation
+@inline(__always) func _log(_ x: Double) -> Double { Foundation.log(x) }
+@inline(__always) func _cos(_ x: Double) -> Double { Foundation.cos(x) }
+@inline(__always) func _exp(_ x: Double) -> Double { Foundation.exp(x) }
+#endif
+
 /// The simulator's seeded pseudo-random generator: xoshiro256** seeded through SplitMix64.
 ///
 /// Every random choice the persona simulator makes goes through one of these, so the same seed
@@ -104,20 +121,3 @@ public struct SimulationRandom: Sendable, Hashable, RandomNumberGenerator {
         return last
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-@inline(__always) func _log(_ x: Double) -> Double { Glibc.log(x) }
-@inline(__always) func _cos(_ x: Double) -> Double { Glibc.cos(x) }
-@inline(__always) func _exp(_ x: Double) -> Double { Glibc.exp(x) }
-#elseif canImport(Darwin)
-import Darwin
-@inline(__always) func _log(_ x: Double) -> Double { Darwin.log(x) }
-@inline(__always) func _cos(_ x: Double) -> Double { Darwin.cos(x) }
-@inline(__always) func _exp(_ x: Double) -> Double { Darwin.exp(x) }
-#else
-import Foundation
-@inline(__always) func _log(_ x: Double) -> Double { Foundation.log(x) }
-@inline(__always) func _cos(_ x: Double) -> Double { Foundation.cos(x) }
-@inline(__always) func _exp(_ x: Double) -> Double { Foundation.exp(x) }
-#endif
