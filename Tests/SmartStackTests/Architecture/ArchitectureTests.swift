@@ -14,6 +14,13 @@ import Testing
                 == ["Vocabulary", "Events", "Store", "Features", "Scoring", "Rotation", "Engine"])
     }
 
+    @Test func architectureListsTheEvaluatorAndDatasetsFoldersInOrder() throws {
+        let layerings = LayerCheck.layerings(architecture: try architecture())
+        #expect(layerings.first { $0.module == "SmartStackEvaluation" }?.folders
+                == ["Replay", "Metrics", "OffPolicy", "Reports", "Evaluator"])
+        #expect(layerings.first { $0.module == "SmartStackDatasets" }?.folders == ["Simulation", "Import"])
+    }
+
     @Test func noFolderUsesATypeOfAHigherOne() throws {
         let layerings = LayerCheck.layerings(architecture: try architecture())
         #expect(!layerings.isEmpty)
