@@ -10,6 +10,10 @@ let package = Package(
         .library(name: "SmartStackEvaluation", targets: ["SmartStackEvaluation"]),
         .executable(name: "smartstack", targets: ["smartstack"]),
         .executable(name: "smartstack-bench", targets: ["SmartStackBench"]),
+        // The C API (include/smartstack.h) for hosts in any language: libSmartStackC.so and a
+        // static variant. (The name `smartstack` is the command-line tool's.)
+        .library(name: "SmartStackC", type: .dynamic, targets: ["SmartStackC"]),
+        .library(name: "SmartStackCStatic", type: .static, targets: ["SmartStackC"]),
     ],
     targets: [
         .systemLibrary(
@@ -28,13 +32,16 @@ let package = Package(
             dependencies: ["SmartStackSQLite"],
             linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
         ),
+        .systemLibrary(name: "CSmartStack", path: "include"),
+        .target(name: "SmartStackC", dependencies: ["SmartStack", "CSmartStack"]),
         .target(name: "SmartStackDatasets", dependencies: ["SmartStack", "CZlib"]),
         .target(name: "SmartStackEvaluation", dependencies: ["SmartStack", "SmartStackDatasets"]),
         .target(name: "SmartStackCLI", dependencies: ["SmartStack", "SmartStackDatasets", "SmartStackEvaluation"]),
         .executableTarget(name: "smartstack", dependencies: ["SmartStackCLI"]),
         .executableTarget(
             name: "SmartStackBench",
-            dependencies: ["SmartStack", "SmartStackDatasets", "SmartStackEvaluation", "SmartStackSQLite", "CSQLite"],
+            dependencies: ["SmartStack", "SmartStackDatasets", "SmartStackEvaluation", "SmartStackSQLite", "CSQLite",
+                           "SmartStackC", "CSmartStack"],
             path: "Benchmarks/SmartStackBench"
         ),
         .testTarget(name: "SmartStackSQLiteTests", dependencies: ["SmartStackSQLite"]),

@@ -119,7 +119,7 @@ func runEngineBenchmark(_ arguments: [String]) throws {
 /// One person's plausible routine: a 10-widget home stack and a 4-widget work stack, ~290
 /// events a day of every kind (launches, screen on, impressions, taps, swipes, places, fixes
 /// near three places, context, hints), in time order.
-private struct EngineBenchRoutine {
+struct EngineBenchRoutine {
     static let user = "bench"
     static let eventsPerDay = 290
     static let home = (0..<10).map { WidgetConfig(id: "w\($0)", app: "com.app\($0)") }
@@ -192,13 +192,13 @@ private struct EngineBenchRow {
     }
 }
 
-private func engineMonotonic() -> Double {
+func engineMonotonic() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
-private func engineThreadCPU() -> Double {
+func engineThreadCPU() -> Double {
     var ts = timespec()
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9

@@ -6,6 +6,7 @@ let benchmarks: [(name: String, summary: String, run: ([String]) throws -> Void)
     ("ingest", "JSONL parse, JSONL -> store, store append vs raw SQLite (issue 2)", runIngestBenchmark),
     ("engine", "ranking latency, recording rate, cold start and memory (issue 3)", runEngineBenchmark),
     ("replay", "evaluator replay rate, scaling and memory (issue 4)", runReplayBenchmark),
+    ("bindings", "the C API against the Swift API: decide latency, JSONL batch recording (issue 15)", runBindingsBenchmark),
 ]
 guard let name = arguments.first, let bench = benchmarks.first(where: { $0.name == name }) else {
     print("USAGE: smartstack-bench <benchmark> [options]\n\nBENCHMARKS:")

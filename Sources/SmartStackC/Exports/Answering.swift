@@ -1,0 +1,42 @@
+import CSmartStack
+import SmartStack
+
+// Rankings and decisions; declarations and documentation in include/smartstack.h.
+
+@c @implementation
+public func smartstack_decide(_ engine: OpaquePointer?, _ stack: UnsafePointer<CChar>?, _ user: UnsafePointer<CChar>?,
+                              _ atUnixNanoseconds: Int64, _ utcOffsetSeconds: Int32, _ explain: Int32,
+                              _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                              _ outLength: UnsafeMutablePointer<Int>?) -> smartstack_status {
+    answer(engine, stack, user, atUnixNanoseconds, utcOffsetSeconds, outJSON, outLength) { engine, stack, user, time in
+        let decision = try engine.decide(stack: stack, user: user, at: time)
+        return RankingJSON.cString(decision.ranking, decision: decision, explained: explain != 0)
+    }
+}
+
+@c @implementation
+public func smartstack_rank(_ engine: OpaquePointer?, _ stack: UnsafePointer<CChar>?, _ user: UnsafePointer<CChar>?,
+                            _ atUnixNanoseconds: Int64, _ utcOffsetSeconds: Int32,
+                            _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                            _ outLength: UnsafeMutablePointer<Int>?) -> smartstack_status {
+    answer(engine, stack, user, atUnixNanoseconds, utcOffsetSeconds, outJSON, outLength) { engine, stack, user, time in
+        RankingJSON.cString(try engine.ranking(stack: stack, user: user, at: time), decision: nil, explained: true)
+    }
+}
+
+/// The common part of decide and rank: arguments in, JSON out.
+private func answer(_ engine: OpaquePointer?, _ stack: UnsafePointer<CChar>?, _ user: UnsafePointer<CChar>?,
+                    _ atUnixNanoseconds: Int64, _ utcOffsetSeconds: Int32,
+                    _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ outLength: UnsafeMutablePointer<Int>?,
+                    _ body: (Engine, String, String, EventTime) throws -> (text: UnsafeMutablePointer<CChar>, length: Int))
+    -> smartstack_status {
+    outJSON?.pointee = nil
+    outLength?.pointee = 0
+    return call(engine) { engine in
+        let out = try Arguments.output(outJSON, "out_json")
+        let (text, length) = try body(engine, try Arguments.string(stack, "stack"), try Arguments.string(user, "user"),
+                                      try Arguments.time(atUnixNanoseconds, utcOffsetSeconds))
+        out.pointee = text
+        outLength?.pointee = length
+    }
+}
