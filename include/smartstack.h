@@ -65,8 +65,8 @@ typedef enum smartstack_status {
     SMARTSTACK_ERROR_NULL_ARGUMENT = 1,
     /* A string argument is not valid UTF-8 (the message names it and the byte). */
     SMARTSTACK_ERROR_INVALID_UTF8 = 2,
-    /* An argument is out of range: an empty id, a repeated widget, a UTC offset or instant
-       outside what the format allows, an unknown rotation parameter. */
+    /* An argument is out of range: an empty id, a widget listed twice, a UTC offset or instant
+       outside what the event format allows. */
     SMARTSTACK_ERROR_INVALID_ARGUMENT = 3,
     /* The handle is closed (or was never opened): smartstack_close was called on it. */
     SMARTSTACK_ERROR_CLOSED = 4,
@@ -77,7 +77,8 @@ typedef enum smartstack_status {
     SMARTSTACK_ERROR_UNKNOWN_STACK = 6,
     /* No event was ever recorded for the user. */
     SMARTSTACK_ERROR_UNKNOWN_USER = 7,
-    /* The policy text does not name a policy with valid parameters (`smartstack policies`). */
+    /* The policy or rotation text of smartstack_open is not valid: an unknown policy, or a
+       parameter that is unknown, repeated, malformed or out of range (`smartstack policies`). */
     SMARTSTACK_ERROR_INVALID_POLICY = 8,
     /* The event log failed: it cannot be opened or written (permissions, read-only, full disk,
        corrupt or foreign file, newer schema). Nothing of the failed call was stored. */

@@ -28,7 +28,14 @@ struct CallFailure: Error {
                 self.init(SMARTSTACK_ERROR_STORAGE, error.description)
             }
         case let error as EngineError:
-            self.init(SMARTSTACK_ERROR_INVALID_ARGUMENT, error.message)
+            switch error.kind {
+            case .unknownPolicy, .invalidParameter: self.init(SMARTSTACK_ERROR_INVALID_POLICY, error.message)
+            case .unknownStack: self.init(SMARTSTACK_ERROR_UNKNOWN_STACK, error.message)
+            case .unknownUser: self.init(SMARTSTACK_ERROR_UNKNOWN_USER, error.message)
+            case .invalidConfiguration: self.init(SMARTSTACK_ERROR_INVALID_ARGUMENT, error.message)
+            case .invalidSnapshot: self.init(SMARTSTACK_ERROR_STORAGE, error.message)
+            case .closed: self.init(SMARTSTACK_ERROR_CLOSED, error.message)
+            }
         default:
             self.init(SMARTSTACK_ERROR_INTERNAL, String(describing: error))
         }

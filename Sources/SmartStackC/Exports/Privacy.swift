@@ -18,7 +18,7 @@ public func smartstack_erase_app(_ engine: OpaquePointer?, _ app: UnsafePointer<
                                  _ outDeleted: UnsafeMutablePointer<UInt64>?) -> smartstack_status {
     outDeleted?.pointee = 0
     return call(engine) { engine in
-        let app = try Arguments.string(app, "app")
-        throw CallFailure(SMARTSTACK_ERROR_INTERNAL, "erasing app '\(app)' needs Engine.erase(app:) (issue 13)")
+        let erasure = try engine.erase(app: try Arguments.string(app, "app"))
+        outDeleted?.pointee = UInt64(erasure.deletedEvents)
     }
 }
