@@ -1,0 +1,407 @@
+/*
+ * Tests of the C API (include/smartstack.h) from C: every status a host can meet, the results,
+ * persistence, and calls from many threads at once. CI also runs it under AddressSanitizer and
+ * LeakSanitizer (.ci/bindings.sh). Prints one line per failed check; exits 1 if any failed.
+ *
+ *   cc -std=c11 -Wall -Wextra -Werror -pthread -I include bindings/c/test_smartstack.c \
+ *      -L .build/debug -lSmartStackC -Wl,-rpath,.build/debug -o test_smartstack && ./test_smartstack
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "smartstack.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static int checks, failures;
+
+#define CHECK(condition, ...)                                                  \
+    do {                                                                       \
+        checks++;                                                              \
+        if (!(condition)) {                                                    \
+            failures++;                                                        \
+            fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);               \
+            fprintf(stderr, __VA_ARGS__);                                      \
+            fputc('\n', stderr);                                               \
+        }                                                                      \
+    } while (0)
+
+/* The status is `want` and the calling thread's last error on `engine` contains `text`. */
+#define EXPECT(call, want, engine, text)                                                         \
+    do {                                                                                         \
+        smartstack_status got_ = (call);                                                         \
+        const char *message_ = smartstack_last_error(engine);                                    \
+        CHECK(got_ == (want), "%s returned %d, expected %d (%s); last error: %s", #call,        \
+              (int)got_, (int)(want), #want, message_);                                          \
+        CHECK(strstr(message_, (text)) != NULL, "%s: last error '%s' does not contain '%s'",    \
+              #call, message_, (text));                                                          \
+    } while (0)
+
+#define OK(call, engine) \
+    do { smartstack_status s_ = (call); CHECK(s_ == SMARTSTACK_OK, "%s failed (%d): %s", #call, (int)s_, smartstack_last_error(engine)); } while (0)
+
+/* 2026-03-02T08:05:00-05:00, a Monday morning in Boston. */
+static const int64_t T0 = 1772456700LL * 1000000000LL;
+static const int32_t EST = -5 * 3600;
+static const int64_t MINUTE = 60LL * 1000000000LL;
+
+static const char *IDS[] = {"calendar", "weather", "music"};
+static const char *APPS[] = {"com.apple.mobilecal", "com.apple.weather", NULL};
+
+static smartstack_engine *open_memory(void) {
+    smartstack_engine *engine = NULL;
+    OK(smartstack_open(":memory:", NULL, NULL, 0, &engine), NULL);
+    return engine;
+}
+
+static char *decide(smartstack_engine *engine, const char *stack, const char *user, int64_t at, int explain) {
+    char *json = NULL;
+    size_t length = 0;
+    OK(smartstack_decide(engine, stack, user, at, EST, explain, &json, &length), engine);
+    CHECK(json == NULL || strlen(json) == length, "out_length %zu is not the JSON's length", length);
+    return json;
+}
+
+static void test_version(void) {
+    CHECK(strcmp(smartstack_version(), SMARTSTACK_VERSION) == 0, "smartstack_version() is %s, the header says %s",
+          smartstack_version(), SMARTSTACK_VERSION);
+}
+
+static void test_open_errors(void) {
+    smartstack_engine *engine = (smartstack_engine *)&engine;  /* must be reset to NULL on failure */
+    EXPECT(smartstack_open(NULL, NULL, NULL, 0, &engine), SMARTSTACK_ERROR_NULL_ARGUMENT, NULL, "path is NULL");
+    CHECK(engine == NULL, "out_engine not reset on failure");
+    EXPECT(smartstack_open(":memory:", NULL, NULL, 0, NULL), SMARTSTACK_ERROR_NULL_ARGUMENT, NULL, "out_engine is NULL");
+    EXPECT(smartstack_open(":memory:", "nope", NULL, 0, &engine), SMARTSTACK_ERROR_INVALID_POLICY, NULL, "unknown policy 'nope'");
+    EXPECT(smartstack_open(":memory:", "contextual:half_life=-3d", NULL, 0, &engine), SMARTSTACK_ERROR_INVALID_POLICY, NULL,
+           "half_life");
+    EXPECT(smartstack_open(":memory:", NULL, "margin=0.1,wobble=2", 0, &engine), SMARTSTACK_ERROR_INVALID_POLICY, NULL,
+           "wobble");
+    EXPECT(smartstack_open("bad\xff.sqlite", NULL, NULL, 0, &engine), SMARTSTACK_ERROR_INVALID_UTF8, NULL,
+           "path is not valid UTF-8: byte 0xFF at offset 3");
+    EXPECT(smartstack_open("/", NULL, NULL, 0, &engine), SMARTSTACK_ERROR_STORAGE, NULL, "/");
+    EXPECT(smartstack_open("/nonexistent-dir/x.sqlite", NULL, NULL, 0, &engine), SMARTSTACK_ERROR_STORAGE, NULL,
+           "/nonexistent-dir/x.sqlite");
+    CHECK(engine == NULL, "out_engine not NULL after a failed open");
+}
+
+static void test_handles(void) {
+    smartstack_engine *engine = open_memory();
+    OK(smartstack_close(engine), engine);
+    EXPECT(smartstack_close(engine), SMARTSTACK_ERROR_CLOSED, engine, "is closed");
+    CHECK(strstr(smartstack_last_error(NULL), "is closed") != NULL, "a closed handle's error is not under NULL too");
+    EXPECT(smartstack_flush(engine), SMARTSTACK_ERROR_CLOSED, engine, "is closed");
+    char *json = (char *)"untouched";
+    size_t length = 99;
+    EXPECT(smartstack_decide(engine, "home", "me", T0, EST, 1, &json, &length), SMARTSTACK_ERROR_CLOSED, engine, "is closed");
+    CHECK(json == NULL && length == 0, "outputs not reset when the handle is closed");
+    smartstack_engine *bogus = (smartstack_engine *)(uintptr_t)0x7fff1234;
+    EXPECT(smartstack_flush(bogus), SMARTSTACK_ERROR_CLOSED, bogus, "is not an engine handle");
+    EXPECT(smartstack_close(NULL), SMARTSTACK_ERROR_NULL_ARGUMENT, NULL, "engine is NULL");
+    EXPECT(smartstack_record(NULL, "", 0, NULL, NULL), SMARTSTACK_ERROR_NULL_ARGUMENT, NULL, "engine is NULL");
+    smartstack_free(NULL);
+}
+
+static void configure_home(smartstack_engine *engine, const char *user) {
+    OK(smartstack_configure(engine, user, "home", IDS, APPS, 3, T0, EST), engine);
+}
+
+static void test_configure(void) {
+    smartstack_engine *engine = open_memory();
+    configure_home(engine, "me");
+    const char *twice[] = {"a", "a"};
+    EXPECT(smartstack_configure(engine, "me", "work", twice, NULL, 2, T0, EST), SMARTSTACK_ERROR_INVALID_ARGUMENT, engine,
+           "listed twice");
+    EXPECT(smartstack_configure(engine, "me", "", IDS, NULL, 3, T0, EST), SMARTSTACK_ERROR_INVALID_ARGUMENT, engine,
+           "stack id is empty");
+    EXPECT(smartstack_configure(engine, "me", "work", NULL, NULL, 2, T0, EST), SMARTSTACK_ERROR_NULL_ARGUMENT, engine,
+           "widget_ids is NULL");
+    const char *holes[] = {"a", NULL};
+    EXPECT(smartstack_configure(engine, "me", "work", holes, NULL, 2, T0, EST), SMARTSTACK_ERROR_NULL_ARGUMENT, engine,
+           "widget_ids[1] is NULL");
+    const char *bad_app[] = {"x", "bad\xc3"};
+    EXPECT(smartstack_configure(engine, "me", "work", IDS, bad_app, 2, T0, EST), SMARTSTACK_ERROR_INVALID_UTF8, engine,
+           "widget_apps[1] is not valid UTF-8");
+    EXPECT(smartstack_configure(engine, "me", "work", IDS, NULL, 2, T0, 90), SMARTSTACK_ERROR_INVALID_ARGUMENT, engine,
+           "utc_offset_seconds 90");
+    EXPECT(smartstack_configure(engine, "me", "work", IDS, NULL, 2, T0, 24 * 3600), SMARTSTACK_ERROR_INVALID_ARGUMENT, engine,
+           "-23:59...+23:59");
+    EXPECT(smartstack_configure(engine, "me", "work", IDS, NULL, 2, INT64_MAX, 3600), SMARTSTACK_ERROR_INVALID_ARGUMENT,
+           engine, "outside the years 1678...2261");
+    /* An empty stack is a configuration too (it empties the stack). */
+    OK(smartstack_configure(engine, "me", "empty", NULL, NULL, 0, T0, EST), engine);
+    OK(smartstack_close(engine), engine);
+}
+
+static void test_record(void) {
+    smartstack_engine *engine = open_memory();
+    configure_home(engine, "me");
+    uint64_t inserted = 99, duplicates = 99;
+    const char *good =
+        "{\"time\":\"2026-03-02T08:06:00-05:00\",\"type\":\"app_launch\",\"user\":\"me\",\"id\":\"e1\",\"app\":\"com.apple.mobilecal\"}\n"
+        "\n"
+        "{\"time\":\"2026-03-02T08:07:00-05:00\",\"type\":\"place\",\"user\":\"me\",\"id\":\"e2\",\"place\":\"work\"}";
+    OK(smartstack_record(engine, good, strlen(good), &inserted, &duplicates), engine);
+    CHECK(inserted == 2 && duplicates == 0, "recorded %llu, %llu duplicates; expected 2, 0", (unsigned long long)inserted,
+          (unsigned long long)duplicates);
+    OK(smartstack_record(engine, good, strlen(good), &inserted, &duplicates), engine);
+    CHECK(inserted == 0 && duplicates == 2, "re-recording events with ids: %llu inserted, %llu duplicates",
+          (unsigned long long)inserted, (unsigned long long)duplicates);
+
+    /* All or nothing: a bad third line records none of the batch, and says where. */
+    const char *bad =
+        "{\"time\":\"2026-03-02T08:08:00-05:00\",\"type\":\"app_launch\",\"user\":\"me\",\"id\":\"e3\",\"app\":\"com.x\"}\n"
+        "{\"time\":\"2026-03-02T08:09:00-05:00\",\"type\":\"screen_on\",\"user\":\"me\",\"id\":\"e4\"}\n"
+        "{\"time\":\"2026-03-02T08:10:00\",\"type\":\"screen_on\",\"user\":\"me\",\"id\":\"e5\"}\n";
+    EXPECT(smartstack_record(engine, bad, strlen(bad), &inserted, &duplicates), SMARTSTACK_ERROR_INVALID_EVENT, engine,
+           "<events>:3:29: field 'time': time has no UTC offset");
+    CHECK(inserted == 0 && duplicates == 0, "counts not reset on failure");
+    size_t two_lines = (size_t)(strchr(strchr(bad, '\n') + 1, '\n') + 1 - bad);
+    OK(smartstack_record(engine, bad, two_lines, &inserted, NULL), engine);
+    CHECK(inserted == 2, "after the failed batch, its first two lines were already stored (%llu new)",
+          (unsigned long long)inserted);
+
+    EXPECT(smartstack_record(engine, "{\"time\":", 8, NULL, NULL), SMARTSTACK_ERROR_INVALID_EVENT, engine, "<events>:1:");
+    EXPECT(smartstack_record(engine, "{\"type\":\"\xff\"}", 13, NULL, NULL), SMARTSTACK_ERROR_INVALID_EVENT, engine,
+           "UTF-8");
+    EXPECT(smartstack_record(engine, NULL, 5, NULL, NULL), SMARTSTACK_ERROR_NULL_ARGUMENT, engine, "jsonl is NULL");
+    OK(smartstack_record(engine, " \n\r\n", 4, &inserted, NULL), engine);
+    CHECK(inserted == 0, "blank input recorded %llu events", (unsigned long long)inserted);
+    OK(smartstack_record(engine, "", 0, NULL, NULL), engine);
+
+    /* A stack_config line configures a stack. */
+    const char *config =
+        "{\"time\":\"2026-03-02T08:00:00-05:00\",\"type\":\"stack_config\",\"user\":\"me\",\"stack\":\"work\","
+        "\"widgets\":[{\"id\":\"mail\",\"app\":\"com.mail\"},{\"id\":\"notes\"}]}\n";
+    OK(smartstack_record(engine, config, strlen(config), NULL, NULL), engine);
+    char *json = decide(engine, "work", "me", T0 + 10 * MINUTE, 1);
+    CHECK(json && strstr(json, "\"stack\":\"work\"") && strstr(json, "\"widget\":\"mail\"") && strstr(json, "\"widget\":\"notes\""),
+          "the stack configured by a JSONL line is not decided: %s", json ? json : "(null)");
+    smartstack_free(json);
+    OK(smartstack_close(engine), engine);
+}
+
+static void test_decide_and_rank(void) {
+    smartstack_engine *engine = open_memory();
+    configure_home(engine, "me");
+    const char *events =
+        "{\"time\":\"2026-03-02T08:06:00-05:00\",\"type\":\"app_launch\",\"user\":\"me\",\"app\":\"com.apple.mobilecal\"}\n"
+        "{\"time\":\"2026-03-02T08:07:00-05:00\",\"type\":\"relevance\",\"user\":\"me\",\"widget\":\"music\",\"score\":0}\n";
+    OK(smartstack_record(engine, events, strlen(events), NULL, NULL), engine);
+
+    char *json = decide(engine, "home", "me", T0 + 5 * MINUTE, 1);
+    CHECK(json != NULL, "no decision");
+    if (json) {
+        const char *head = "{\"stack\":\"home\",\"user\":\"me\",\"at\":\"2026-03-02T08:10:00-05:00\",\"policy\":\"contextual\","
+                           "\"top\":\"calendar\",\"rotated\":true,\"propensity\":1,\"ranking\":[{\"widget\":\"calendar\",\"score\":";
+        CHECK(strncmp(json, head, strlen(head)) == 0, "decision starts\n  %s\nexpected\n  %s", json, head);
+        CHECK(strstr(json, "\"reasons\":[{\"text\":\"") != NULL, "explained decision without reasons: %s", json);
+        /* A relevance hint of 0 makes music ineligible: last in the ranking. */
+        const char *music = strstr(json, "{\"widget\":\"music\"");
+        CHECK(music && strstr(music, "\"eligible\":false") && !strstr(music + 1, "{\"widget\":"),
+              "music should be last and ineligible: %s", json);
+        CHECK(json[strlen(json) - 1] == '}', "decision JSON is cut: %s", json);
+    }
+    smartstack_free(json);
+
+    json = decide(engine, "home", "me", T0 + 6 * MINUTE, 0);
+    CHECK(json && strstr(json, "\"top\":\"calendar\",\"rotated\":false") && !strstr(json, "reasons"),
+          "decision without reasons: %s", json ? json : "(null)");
+    smartstack_free(json);
+
+    char *ranking = NULL;
+    OK(smartstack_rank(engine, "home", "me", T0 + 5 * MINUTE, EST, &ranking, NULL), engine);
+    const char *ranking_head = "{\"stack\":\"home\",\"user\":\"me\",\"at\":\"2026-03-02T08:10:00-05:00\","
+                               "\"policy\":\"contextual\",\"ranking\":[{\"widget\":\"calendar\"";
+    CHECK(ranking && strncmp(ranking, ranking_head, strlen(ranking_head)) == 0 && strstr(ranking, "\"reasons\":[")
+              && !strstr(ranking, "\"top\""),
+          "ranking: %s", ranking ? ranking : "(null)");
+    smartstack_free(ranking);
+
+    json = (char *)"untouched";
+    EXPECT(smartstack_decide(engine, "gym", "me", T0, EST, 1, &json, NULL), SMARTSTACK_ERROR_UNKNOWN_STACK, engine,
+           "unknown stack 'gym'");
+    CHECK(json == NULL, "out_json not reset on failure");
+    EXPECT(smartstack_rank(engine, "home", "you", T0, EST, &json, NULL), SMARTSTACK_ERROR_UNKNOWN_USER, engine,
+           "unknown user 'you'");
+    EXPECT(smartstack_decide(engine, "home\xe2\x82", "me", T0, EST, 1, &json, NULL), SMARTSTACK_ERROR_INVALID_UTF8, engine,
+           "stack is not valid UTF-8: byte 0xE2 at offset 4");
+    EXPECT(smartstack_decide(engine, "home", NULL, T0, EST, 1, &json, NULL), SMARTSTACK_ERROR_NULL_ARGUMENT, engine,
+           "user is NULL");
+    EXPECT(smartstack_decide(engine, "home", "me", T0, EST, 1, NULL, NULL), SMARTSTACK_ERROR_NULL_ARGUMENT, engine,
+           "out_json is NULL");
+    EXPECT(smartstack_rank(engine, "home", "me", INT64_MIN, 0, &json, NULL), SMARTSTACK_ERROR_INVALID_ARGUMENT, engine,
+           "at_unix_ns");
+    OK(smartstack_close(engine), engine);
+}
+
+static void test_erase(void) {
+    smartstack_engine *engine = open_memory();
+    configure_home(engine, "me");
+    configure_home(engine, "you");
+    const char *events =
+        "{\"time\":\"2026-03-02T08:06:00-05:00\",\"type\":\"app_launch\",\"user\":\"you\",\"app\":\"com.apple.weather\"}\n"
+        "{\"time\":\"2026-03-02T08:06:00-05:00\",\"type\":\"app_launch\",\"user\":\"me\",\"app\":\"com.apple.weather\"}\n";
+    OK(smartstack_record(engine, events, strlen(events), NULL, NULL), engine);
+    uint64_t deleted = 0;
+    OK(smartstack_erase_user(engine, "you", &deleted), engine);
+    CHECK(deleted == 2, "erasing 'you' deleted %llu events, expected 2 (config and launch)", (unsigned long long)deleted);
+    char *json = NULL;
+    EXPECT(smartstack_decide(engine, "home", "you", T0 + MINUTE, EST, 1, &json, NULL), SMARTSTACK_ERROR_UNKNOWN_USER, engine,
+           "unknown user 'you'");
+    OK(smartstack_erase_app(engine, "com.apple.weather", &deleted), engine);
+    CHECK(deleted == 1, "erasing the weather app deleted %llu events, expected 1 launch", (unsigned long long)deleted);
+    json = decide(engine, "home", "me", T0 + 2 * MINUTE, 1);
+    CHECK(json && !strstr(json, "weather") && strstr(json, "calendar"), "the erased app's widget is still ranked: %s",
+          json ? json : "(null)");
+    smartstack_free(json);
+    EXPECT(smartstack_erase_user(engine, NULL, NULL), SMARTSTACK_ERROR_NULL_ARGUMENT, engine, "user is NULL");
+    EXPECT(smartstack_erase_app(engine, "\xc0\xaf", NULL), SMARTSTACK_ERROR_INVALID_UTF8, engine, "app is not valid UTF-8");
+    OK(smartstack_close(engine), engine);
+}
+
+static void test_persistence(const char *directory) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/persist.sqlite", directory);
+    smartstack_engine *engine = NULL;
+    OK(smartstack_open(path, "contextual", "margin=0.2,dwell=15m", 7, &engine), NULL);
+    configure_home(engine, "me");
+    const char *events =
+        "{\"time\":\"2026-03-02T08:06:00-05:00\",\"type\":\"app_launch\",\"user\":\"me\",\"app\":\"com.apple.weather\"}\n";
+    OK(smartstack_record(engine, events, strlen(events), NULL, NULL), engine);
+    char *before = NULL;
+    OK(smartstack_rank(engine, "home", "me", T0 + 10 * MINUTE, EST, &before, NULL), engine);
+    OK(smartstack_flush(engine), engine);
+    OK(smartstack_close(engine), engine);
+    OK(smartstack_open(path, "contextual", "margin=0.2,dwell=15m", 7, &engine), NULL);
+    char *after = NULL;
+    OK(smartstack_rank(engine, "home", "me", T0 + 10 * MINUTE, EST, &after, NULL), engine);
+    CHECK(before && after && strcmp(before, after) == 0, "ranking after reopening differs:\n  %s\n  %s",
+          before ? before : "(null)", after ? after : "(null)");
+    smartstack_free(before);
+    smartstack_free(after);
+    OK(smartstack_close(engine), engine);
+    struct stat info;
+    CHECK(stat(path, &info) == 0 && (info.st_mode & 0777) == 0600, "the database is not mode 0600");
+    unlink(path);
+}
+
+/* Threads: several recorders and deciders on one engine, each reading its own errors. */
+enum { THREADS = 4, EVENTS_PER_THREAD = 300 };
+
+struct worker {
+    smartstack_engine *engine;
+    int index;
+    uint64_t inserted;
+    int errors;
+};
+
+static void *record_and_decide(void *argument) {
+    struct worker *w = argument;
+    char user[32], line[256];
+    snprintf(user, sizeof user, "user%d", w->index);
+    OK(smartstack_configure(w->engine, user, "home", IDS, APPS, 3, T0, EST), w->engine);
+    for (int i = 0; i < EVENTS_PER_THREAD; i++) {
+        int minute = 1 + i;
+        int length = snprintf(line, sizeof line,
+                              "{\"time\":\"2026-03-02T%02d:%02d:00-05:00\",\"type\":\"app_launch\",\"user\":\"%s\","
+                              "\"id\":\"%d\",\"app\":\"%s\"}\n",
+                              8 + minute / 60, minute % 60, user, i, APPS[i % 2]);
+        uint64_t inserted = 0;
+        if (smartstack_record(w->engine, line, (size_t)length, &inserted, NULL) != SMARTSTACK_OK) w->errors++;
+        w->inserted += inserted;
+        char *json = NULL;
+        if (smartstack_decide(w->engine, "home", user, T0 + (int64_t)minute * MINUTE, EST, i % 2, &json, NULL) != SMARTSTACK_OK
+            || !json || !strstr(json, "\"top\":"))
+            w->errors++;
+        smartstack_free(json);
+        /* An error of this thread's own, which no other thread's error may replace. */
+        char stack[32];
+        snprintf(stack, sizeof stack, "missing-%d", w->index);
+        if (smartstack_decide(w->engine, stack, user, T0, EST, 1, &json, NULL) != SMARTSTACK_ERROR_UNKNOWN_STACK) w->errors++;
+        const char *message = smartstack_last_error(w->engine);
+        if (!strstr(message, stack)) {
+            w->errors++;
+            fprintf(stderr, "thread %d read another thread's error: %s\n", w->index, message);
+        }
+    }
+    return NULL;
+}
+
+static void test_threads(void) {
+    smartstack_engine *engine = open_memory();
+    pthread_t threads[THREADS];
+    struct worker workers[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        workers[i] = (struct worker){engine, i, 0, 0};
+        CHECK(pthread_create(&threads[i], NULL, record_and_decide, &workers[i]) == 0, "pthread_create");
+    }
+    uint64_t total = 0;
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(threads[i], NULL);
+        CHECK(workers[i].errors == 0, "thread %d saw %d failures", i, workers[i].errors);
+        total += workers[i].inserted;
+    }
+    CHECK(total == THREADS * EVENTS_PER_THREAD, "threads stored %llu events, expected %d", (unsigned long long)total,
+          THREADS * EVENTS_PER_THREAD);
+    OK(smartstack_close(engine), engine);
+}
+
+/* Closing while other threads call: they see OK, then SMARTSTACK_ERROR_CLOSED, never a crash. */
+struct closer_worker {
+    smartstack_engine *engine;
+    int unexpected;
+    int closed_seen;
+};
+
+static void *decide_until_closed(void *argument) {
+    struct closer_worker *w = argument;
+    for (int i = 0; i < 100000 && !w->closed_seen; i++) {
+        char *json = NULL;
+        smartstack_status status = smartstack_decide(w->engine, "home", "me", T0 + (int64_t)i * MINUTE, EST, 1, &json, NULL);
+        smartstack_free(json);
+        if (status == SMARTSTACK_ERROR_CLOSED) w->closed_seen = 1;
+        else if (status != SMARTSTACK_OK) w->unexpected++;
+    }
+    return NULL;
+}
+
+static void test_close_while_calling(void) {
+    smartstack_engine *engine = open_memory();
+    configure_home(engine, "me");
+    pthread_t threads[2];
+    struct closer_worker workers[2] = {{engine, 0, 0}, {engine, 0, 0}};
+    for (int i = 0; i < 2; i++) pthread_create(&threads[i], NULL, decide_until_closed, &workers[i]);
+    nanosleep(&(struct timespec){0, 20 * 1000 * 1000}, NULL);
+    OK(smartstack_close(engine), engine);
+    for (int i = 0; i < 2; i++) {
+        pthread_join(threads[i], NULL);
+        CHECK(workers[i].unexpected == 0, "a decision during close failed with another status than CLOSED");
+        CHECK(workers[i].closed_seen, "thread %d never saw the engine closed", i);
+    }
+}
+
+int main(void) {
+    char directory[] = "/tmp/smartstack-c-test-XXXXXX";
+    if (!mkdtemp(directory)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_version();
+    test_open_errors();
+    test_handles();
+    test_configure();
+    test_record();
+    test_decide_and_rank();
+    test_erase();
+    test_persistence(directory);
+    test_threads();
+    test_close_while_calling();
+    rmdir(directory);
+    printf("%d checks, %d failed\n", checks, failures);
+    return failures == 0 ? 0 : 1;
+}
