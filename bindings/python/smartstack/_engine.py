@@ -1,0 +1,275 @@
+"""The Pythonic surface over the C API: Engine, its results, and its errors."""
+from __future__ import annotations
+
+import enum
+import json
+from ctypes import byref, c_char_p, c_size_t, c_uint64, c_void_p, string_at
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple, Union
+
+from ._library import library
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+class Status(enum.IntEnum):
+    """The status codes of include/smartstack.h (`SMARTSTACK_OK`, `SMARTSTACK_ERROR_...`)."""
+
+    OK = 0
+    NULL_ARGUMENT = 1
+    INVALID_UTF8 = 2
+    INVALID_ARGUMENT = 3
+    CLOSED = 4
+    INVALID_EVENT = 5
+    UNKNOWN_STACK = 6
+    UNKNOWN_USER = 7
+    INVALID_POLICY = 8
+    STORAGE = 9
+    BUSY = 10
+    INTERNAL = 11
+
+
+class SmartStackError(Exception):
+    """A call the engine refused: `status` says what kind of failure, `message` what and where."""
+
+    def __init__(self, status: Status, message: str):
+        super().__init__(f"{message} ({status.name})")
+        self.status = status
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a widget scores as it does: a phrase in the person's local time and its contribution."""
+
+    text: str
+    contribution: float
+
+
+@dataclass(frozen=True)
+class RankedWidget:
+    """One widget of a ranking: its score (None when not finite), whether it may be on top, why."""
+
+    widget: str
+    score: Optional[float]
+    eligible: bool
+    reasons: Tuple[Reason, ...]
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """A stack's widgets, top first, as the scorer ranks them at an instant."""
+
+    stack: str
+    user: str
+    at: datetime
+    policy: str
+    widgets: Tuple[RankedWidget, ...]
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the rotation policy shows on top at a decision point, and the ranking it came from."""
+
+    stack: str
+    user: str
+    at: datetime
+    policy: str
+    top: Optional[str]
+    rotated: bool
+    propensity: float
+    ranking: Tuple[RankedWidget, ...]
+
+
+@dataclass(frozen=True)
+class RecordResult:
+    """How many events a `record` stored, and how many it skipped as already stored (same id)."""
+
+    inserted: int
+    duplicates: int
+
+
+Event = Mapping[str, Any]
+
+
+class Engine:
+    """The SmartStack engine over one event log (an SQLite file, or ":memory:").
+
+    >>> from datetime import datetime, timedelta, timezone
+    >>> boston = timezone(timedelta(hours=-5))
+    >>> with Engine(":memory:") as engine:
+    ...     engine.record({"time": datetime(2026, 3, 2, 8, 0, tzinfo=boston), "type": "stack_config",
+    ...                    "user": "me", "stack": "home", "widgets": [{"id": "calendar"}, {"id": "weather"}]})
+    ...     engine.decide("home", user="me", at=datetime(2026, 3, 2, 8, 5, tzinfo=boston)).top
+    RecordResult(inserted=1, duplicates=0)
+    'calendar'
+
+    Safe to use from several threads at once (the library releases the GIL while it works).
+    """
+
+    def __init__(self, path: str, *, policy: Optional[str] = None, rotation: Optional[str] = None, seed: int = 0):
+        if not isinstance(seed, int) or not 0 <= seed < 2**64:
+            raise ValueError(f"seed must be an int in 0...2**64-1, not {seed!r}")
+        self._lib = library()
+        handle = c_void_p()
+        status = self._lib.smartstack_open(
+            _text(path, "path"), _optional_text(policy, "policy"), _optional_text(rotation, "rotation"), seed,
+            byref(handle))
+        if status != Status.OK:
+            raise _error(self._lib, status, None)
+        self._handle = handle.value
+        self._closed = False
+
+    def __enter__(self) -> "Engine":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # finalizers must not raise; call close() to see errors
+            pass
+
+    def close(self) -> None:
+        """Saves every user's state and closes the engine; later calls raise (status CLOSED).
+        Closing twice is a no-op."""
+        if getattr(self, "_closed", True):
+            return
+        self._closed = True
+        self._check(self._lib.smartstack_close(self._handle))
+
+    def flush(self) -> None:
+        """Saves every user's state that changed (close does it too)."""
+        self._check(self._lib.smartstack_flush(self._handle))
+
+    def record(self, events: Union[Event, Iterable[Event]]) -> RecordResult:
+        """Records one JSONL v1 event given as a dict, or a list of them, all or nothing.
+
+        Values are what the format says (Datasets/FORMAT.md); `time` may also be a `datetime`
+        with tzinfo. A `stack_config` event configures a stack. Events whose (user, id) is already
+        stored are skipped and counted as duplicates.
+        """
+        if isinstance(events, Mapping):
+            events = [events]
+        lines = [json.dumps(dict(event), ensure_ascii=False, separators=(",", ":"), allow_nan=False,
+                            default=_json_value) for event in events]
+        return self.record_jsonl("\n".join(lines))
+
+    def record_jsonl(self, text: Union[str, bytes]) -> RecordResult:
+        """Records JSONL v1 text (one event per line, as in a `.jsonl` file), all or nothing."""
+        data = text if isinstance(text, bytes) else _utf8(text)
+        inserted, duplicates = c_uint64(), c_uint64()
+        self._check(self._lib.smartstack_record(self._handle, data, len(data), byref(inserted), byref(duplicates)))
+        return RecordResult(inserted.value, duplicates.value)
+
+    def configure(self, stack: str, widgets: Sequence[Union[str, Tuple[str, Optional[str]]]], *,
+                  user: str = "default", at: datetime) -> None:
+        """Configures `user`'s stack from `at` on: widget ids, or (id, app) pairs, in the person's order."""
+        pairs = [(w, None) if isinstance(w, str) else (w[0], w[1]) for w in widgets]
+        ids = (c_char_p * max(1, len(pairs)))(*[_text(i, "widget id") for i, _ in pairs])
+        apps = (c_char_p * max(1, len(pairs)))(*[_optional_text(a, "widget app") for _, a in pairs])
+        at_ns, offset = _instant(at)
+        self._check(self._lib.smartstack_configure(
+            self._handle, _text(user, "user"), _text(stack, "stack"), ids, apps, len(pairs), at_ns, offset))
+
+    def decide(self, stack: str, *, user: str = "default", at: datetime, explain: bool = True) -> Decision:
+        """At a decision point (screen on): what the rotation policy shows on top of `stack` at
+        `at`, with the ranking it came from (each widget's reasons unless `explain` is False).
+        Changes the rotation state."""
+        at_ns, offset = _instant(at)
+        raw = self._answer(self._lib.smartstack_decide, _text(stack, "stack"), _text(user, "user"), at_ns, offset,
+                           1 if explain else 0)
+        return Decision(stack=raw["stack"], user=raw["user"], at=at, policy=raw["policy"], top=raw["top"],
+                        rotated=raw["rotated"], propensity=float(raw["propensity"]), ranking=_widgets(raw["ranking"]))
+
+    def rank(self, stack: str, *, user: str = "default", at: datetime) -> Ranking:
+        """The ranking of `stack` at `at` with each widget's reasons; changes nothing."""
+        at_ns, offset = _instant(at)
+        raw = self._answer(self._lib.smartstack_rank, _text(stack, "stack"), _text(user, "user"), at_ns, offset)
+        return Ranking(stack=raw["stack"], user=raw["user"], at=at, policy=raw["policy"],
+                       widgets=_widgets(raw["ranking"]))
+
+    def erase_user(self, user: str) -> int:
+        """Erases every event and all state of `user`; returns the number of events deleted."""
+        deleted = c_uint64()
+        self._check(self._lib.smartstack_erase_user(self._handle, _text(user, "user"), byref(deleted)))
+        return deleted.value
+
+    def erase_app(self, app: str) -> int:
+        """Erases every trace of `app` for every user; returns the number of events deleted."""
+        deleted = c_uint64()
+        self._check(self._lib.smartstack_erase_app(self._handle, _text(app, "app"), byref(deleted)))
+        return deleted.value
+
+    def _answer(self, function, *arguments) -> dict:
+        text, length = c_void_p(), c_size_t()
+        self._check(function(self._handle, *arguments, byref(text), byref(length)))
+        try:
+            return json.loads(string_at(text.value, length.value))
+        finally:
+            self._lib.smartstack_free(text)
+
+    def _check(self, status: int) -> None:
+        if status != Status.OK:
+            raise _error(self._lib, status, self._handle)
+
+
+def library_version() -> str:
+    """The version of the loaded C library, e.g. "0.1.0"."""
+    return library().smartstack_version().decode()
+
+
+def _error(lib, status: int, handle) -> SmartStackError:
+    return SmartStackError(Status(status), lib.smartstack_last_error(handle).decode("utf-8", "replace"))
+
+
+def _utf8(text: str) -> bytes:
+    # Lone surrogates pass through as the invalid UTF-8 they are: the library names them.
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _text(value: str, name: str) -> bytes:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, not {type(value).__name__}")
+    if "\0" in value:
+        raise ValueError(f"{name} contains a NUL character, which a C string cannot carry: {value!r}")
+    return _utf8(value)
+
+
+def _optional_text(value: Optional[str], name: str) -> Optional[bytes]:
+    return None if value is None else _text(value, name)
+
+
+def _instant(at: datetime) -> Tuple[int, int]:
+    """(nanoseconds since the epoch, UTC offset in seconds) of an aware datetime."""
+    if not isinstance(at, datetime):
+        raise TypeError(f"at must be a datetime with tzinfo, not {type(at).__name__}")
+    offset = at.utcoffset()
+    if offset is None:
+        raise ValueError(f"at {at.isoformat()} has no UTC offset: give it a tzinfo (SmartStack never guesses a time zone)")
+    if offset % timedelta(minutes=1):
+        raise ValueError(f"at {at.isoformat()}: the UTC offset {offset} is not a whole number of minutes")
+    return (at - _EPOCH) // timedelta(microseconds=1) * 1000, int(offset.total_seconds())
+
+
+def _json_value(value: Any) -> Any:
+    """Event values JSON has no type for: an aware datetime becomes an RFC 3339 time."""
+    if isinstance(value, datetime):
+        offset = value.utcoffset()
+        if offset is None:
+            raise ValueError(f"time {value.isoformat()} has no UTC offset: give it a tzinfo "
+                             "(the format rejects times without an offset)")
+        if offset % timedelta(minutes=1):
+            raise ValueError(f"time {value.isoformat()}: the UTC offset {offset} is not a whole number of minutes")
+        return value.isoformat()
+    raise TypeError(f"an event value of type {type(value).__name__} is not JSON: {value!r}")
+
+
+def _widgets(raw: list) -> Tuple[RankedWidget, ...]:
+    return tuple(
+        RankedWidget(widget=w["widget"], score=w["score"], eligible=w["eligible"],
+                     reasons=tuple(Reason(r["text"], r["contribution"]) for r in w.get("reasons", ())))
+        for w in raw)

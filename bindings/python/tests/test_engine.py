@@ -1,0 +1,244 @@
+"""Tests of the Python binding: results, errors with their status, time handling, threads, and how
+the library is found. SMARTSTACK_LIBRARY (or a release build of the checkout) gives the library."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+import smartstack
+from smartstack import Engine, SmartStackError, Status
+
+CHECKOUT = Path(__file__).resolve().parents[3]
+BOSTON = timezone(timedelta(hours=-5))
+MONDAY = datetime(2026, 3, 2, 8, 0, tzinfo=BOSTON)
+HOME = [("calendar", "com.apple.mobilecal"), ("weather", "com.apple.weather"), ("music", None)]
+
+
+def launches(user="me", days=5, app="com.apple.mobilecal"):
+    """The person opens the app at 08:05 every morning for `days` days."""
+    return [{"time": MONDAY + timedelta(days=d, minutes=5), "type": "app_launch", "user": user, "app": app}
+            for d in range(days)]
+
+
+@pytest.fixture
+def engine():
+    with Engine(":memory:") as engine:
+        engine.configure("home", HOME, user="me", at=MONDAY)
+        yield engine
+
+
+def test_decide_returns_the_top_and_its_explanation(engine):
+    engine.record(launches())
+    decision = engine.decide("home", user="me", at=MONDAY + timedelta(days=5, minutes=4))
+    assert decision.top == "calendar"
+    assert decision.rotated and decision.propensity == 1.0
+    assert [w.widget for w in decision.ranking][0] == "calendar"
+    assert {w.widget for w in decision.ranking} == {"calendar", "weather", "music"}
+    top = decision.ranking[0]
+    assert top.eligible and isinstance(top.score, float)
+    assert top.reasons and all(isinstance(r.text, str) and isinstance(r.contribution, float) for r in top.reasons)
+    assert decision.at == MONDAY + timedelta(days=5, minutes=4) and decision.policy == "contextual"
+
+
+def test_decide_without_explanation_is_the_same_decision(engine):
+    engine.record(launches())
+    at = MONDAY + timedelta(days=5, minutes=4)
+    explained = engine.rank("home", user="me", at=at)
+    bare = engine.decide("home", user="me", at=at, explain=False)
+    assert bare.top == "calendar"
+    assert [(w.widget, w.score, w.eligible) for w in bare.ranking] == \
+        [(w.widget, w.score, w.eligible) for w in explained.widgets]
+    assert all(w.reasons == () for w in bare.ranking)
+    assert all(w.reasons for w in explained.widgets)
+
+
+def test_a_stack_config_event_configures_a_stack():
+    with Engine(":memory:") as engine:
+        result = engine.record({"time": "2026-03-02T07:00:00-05:00", "type": "stack_config", "user": "me",
+                                "stack": "work", "widgets": [{"id": "mail", "app": "com.mail"}, {"id": "notes"}]})
+        assert result == smartstack.RecordResult(inserted=1, duplicates=0)
+        ranking = engine.rank("work", user="me", at=MONDAY)
+        assert [w.widget for w in ranking.widgets] == ["mail", "notes"]
+
+
+def test_events_with_ids_are_stored_once(engine):
+    events = [dict(e, id=f"launch-{i}") for i, e in enumerate(launches())]
+    assert engine.record(events) == smartstack.RecordResult(5, 0)
+    assert engine.record(events) == smartstack.RecordResult(0, 5)
+    assert engine.record_jsonl('{"time":"2026-03-02T09:00:00Z","type":"screen_on","user":"me"}\n').inserted == 1
+
+
+def test_a_bad_event_records_nothing_and_says_where(engine):
+    good, bad = launches(days=1)[0], {"time": "2026-03-02T09:00:00-05:00", "user": "me", "app": "x"}
+    with pytest.raises(SmartStackError) as caught:
+        engine.record([good, bad])
+    assert caught.value.status == Status.INVALID_EVENT
+    assert caught.value.message.startswith("<events>:2:") and "type" in caught.value.message
+    assert engine.record(good).inserted == 1  # the good event of the failed batch was not stored
+
+
+@pytest.mark.parametrize("call, status, words", [
+    (lambda e: e.decide("gym", user="me", at=MONDAY), Status.UNKNOWN_STACK, "unknown stack 'gym'"),
+    (lambda e: e.rank("home", user="nobody", at=MONDAY), Status.UNKNOWN_USER, "unknown user 'nobody'"),
+    (lambda e: e.configure("home", ["a", "a"], user="me", at=MONDAY), Status.INVALID_ARGUMENT, "listed twice"),
+    (lambda e: e.decide("home\udc80", user="me", at=MONDAY), Status.INVALID_UTF8, "stack is not valid UTF-8"),
+    (lambda e: e.record_jsonl(b'{"time":"2026-03-02T08:00:00","type":"screen_on"}'), Status.INVALID_EVENT,
+     "no UTC offset"),
+])
+def test_errors_carry_their_status_and_message(engine, call, status, words):
+    with pytest.raises(SmartStackError) as caught:
+        call(engine)
+    assert caught.value.status == status
+    assert words in caught.value.message and words in str(caught.value)
+
+
+def test_invalid_policy_and_storage_errors_at_open(tmp_path):
+    with pytest.raises(SmartStackError) as caught:
+        Engine(":memory:", policy="contextual:half_life=soon")
+    assert caught.value.status == Status.INVALID_POLICY and "half_life" in caught.value.message
+    with pytest.raises(SmartStackError) as caught:
+        Engine(":memory:", rotation="margin=lots")
+    assert caught.value.status == Status.INVALID_POLICY and "margin" in caught.value.message
+    with pytest.raises(SmartStackError) as caught:
+        Engine(str(tmp_path / "missing-folder" / "x.sqlite"))
+    assert caught.value.status == Status.STORAGE and "missing-folder" in caught.value.message
+
+
+def test_times_must_carry_a_utc_offset(engine):
+    with pytest.raises(ValueError, match="no UTC offset"):
+        engine.decide("home", user="me", at=datetime(2026, 3, 2, 8, 0))
+    with pytest.raises(ValueError, match="no UTC offset"):
+        engine.record({"time": datetime(2026, 3, 2, 8, 0), "type": "screen_on", "user": "me"})
+    odd = timezone(timedelta(hours=1, seconds=30))
+    with pytest.raises(ValueError, match="whole number of minutes"):
+        engine.decide("home", user="me", at=datetime(2026, 3, 2, 8, 0, tzinfo=odd))
+    with pytest.raises(TypeError):
+        engine.decide("home", user="me", at="2026-03-02T08:00:00-05:00")
+    with pytest.raises(ValueError, match="NUL"):
+        engine.decide("home\0", user="me", at=MONDAY)
+
+
+def test_local_time_is_the_offset_given():
+    """The same instant is the person's usual 08:05 in Boston but 14:05 in Berlin: the morning
+    habit counts only where it is morning."""
+    with Engine(":memory:") as engine:
+        engine.configure("home", HOME, user="me", at=MONDAY)
+        engine.record(launches(days=3))
+        boston = engine.rank("home", user="me", at=MONDAY + timedelta(days=3, minutes=5))
+        berlin = engine.rank("home", user="me", at=(MONDAY + timedelta(days=3, minutes=5)).astimezone(
+            timezone(timedelta(hours=1))))
+        texts = lambda r: " ".join(reason.text for w in r.widgets for reason in w.reasons)
+        assert "weekdays between 07:30 and 08:30" in texts(boston)
+        assert "08:" not in texts(berlin)
+        assert boston.widgets[0].widget == berlin.widgets[0].widget == "calendar"
+        assert boston.widgets[0].score > berlin.widgets[0].score
+
+
+def test_closed_engine_raises_closed_and_close_twice_is_harmless():
+    with Engine(":memory:") as engine:
+        pass
+    engine.close()
+    with pytest.raises(SmartStackError) as caught:
+        engine.flush()
+    assert caught.value.status == Status.CLOSED and "closed" in caught.value.message
+
+
+def test_state_survives_reopening(tmp_path):
+    path = str(tmp_path / "stack.sqlite")
+    at = MONDAY + timedelta(days=5, minutes=4)
+    with Engine(path, policy="contextual", rotation="margin=0.2", seed=3) as engine:
+        engine.configure("home", HOME, user="me", at=MONDAY)
+        engine.record(launches())
+        before = engine.rank("home", user="me", at=at)
+    with Engine(path, policy="contextual", rotation="margin=0.2", seed=3) as engine:
+        assert engine.rank("home", user="me", at=at) == before
+
+
+def test_erase_a_user_and_an_app(engine):
+    engine.record(launches() + launches(app="com.apple.weather"))
+    assert engine.erase_app("com.apple.weather") == 5
+    assert "weather" not in [w.widget for w in engine.rank("home", user="me", at=MONDAY).widgets]
+    assert engine.erase_user("me") == 1 + 5  # the stack configuration and the calendar launches
+    with pytest.raises(SmartStackError) as caught:
+        engine.rank("home", user="me", at=MONDAY)
+    assert caught.value.status == Status.UNKNOWN_USER
+
+
+def test_many_threads_at_once(engine):
+    failures = []
+
+    def person(k):
+        try:
+            user = f"user{k}"
+            engine.configure("home", HOME, user=user, at=MONDAY)
+            for d in range(20):
+                engine.record(launches(user=user, days=1)[0] | {"time": MONDAY + timedelta(days=d, minutes=5),
+                                                               "id": str(d)})
+                assert engine.decide("home", user=user, at=MONDAY + timedelta(days=d, minutes=6)).top == "calendar"
+            with pytest.raises(SmartStackError) as caught:
+                engine.decide(f"missing-{k}", user=user, at=MONDAY)
+            assert f"missing-{k}" in caught.value.message  # this thread's own error, not another's
+        except Exception as error:  # reported below: an assertion in a thread does not fail the test
+            failures.append(error)
+
+    threads = [threading.Thread(target=person, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+
+
+def test_status_codes_match_the_header():
+    header = (CHECKOUT / "include" / "smartstack.h").read_text()
+    declared = {m[1]: int(m[2]) for m in re.finditer(r"SMARTSTACK_(OK|ERROR_\w+) = (\d+)", header)}
+    mirrored = {("OK" if s.name == "OK" else "ERROR_" + s.name): s.value for s in Status}
+    assert mirrored == declared
+
+
+def test_versions_agree():
+    header = (CHECKOUT / "include" / "smartstack.h").read_text()
+    version = re.search(r'#define SMARTSTACK_VERSION "([^"]+)"', header)[1]
+    project = (CHECKOUT / "bindings" / "python" / "pyproject.toml").read_text()
+    assert smartstack.library_version() == version
+    assert f'version = "{version}"' in project
+
+
+def run_python(code, env, cwd):
+    return subprocess.run([sys.executable, "-c", code], env=env, cwd=cwd, capture_output=True, text=True)
+
+
+def test_a_missing_library_says_how_to_build_it(tmp_path):
+    env = dict(os.environ, SMARTSTACK_LIBRARY=str(tmp_path / "nowhere.so"))
+    result = run_python("import smartstack; smartstack.Engine(':memory:')", env, tmp_path)
+    assert result.returncode != 0
+    assert "LibraryNotFoundError" in result.stderr and "nowhere.so" in result.stderr
+    assert "swift build -c release --product SmartStackC" in result.stderr
+
+    # A copy of the package outside any checkout, without the variable: nothing to find.
+    package = Path(smartstack.__file__).parent
+    shutil.copytree(package, tmp_path / "smartstack", ignore=shutil.ignore_patterns("_checkout.py", "*.so", "__pycache__"))
+    env.pop("SMARTSTACK_LIBRARY")
+    env["PYTHONPATH"] = str(tmp_path)
+    result = run_python("import smartstack; smartstack.Engine(':memory:')", env, tmp_path)
+    assert result.returncode != 0
+    assert "SMARTSTACK_LIBRARY is not set" in result.stderr
+    assert "swift build -c release --product SmartStackC" in result.stderr
+
+
+def test_the_library_next_to_the_package_is_found(tmp_path):
+    package = Path(smartstack.__file__).parent
+    shutil.copytree(package, tmp_path / "smartstack", ignore=shutil.ignore_patterns("_checkout.py", "__pycache__"))
+    shutil.copy(smartstack.library_path(), tmp_path / "smartstack" / smartstack._library.LIBRARY_FILE)
+    env = {k: v for k, v in os.environ.items() if k != "SMARTSTACK_LIBRARY"}
+    env["PYTHONPATH"] = str(tmp_path)
+    result = run_python("import smartstack; print(smartstack.library_path()); smartstack.Engine(':memory:').close()",
+                        env, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == str(tmp_path / "smartstack" / smartstack._library.LIBRARY_FILE)
