@@ -53,6 +53,7 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(name: "SmartStackCLITests", dependencies: ["SmartStackCLI", "SmartStackDatasets"]),
+        .testTarget(name: "SmartStackCTests", dependencies: ["SmartStackC", "CSmartStack", "SmartStack", "SmartStackCLI"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# The C API and its bindings (include/smartstack.h, issue 15), beyond what `swift test` runs:
+# installs the JDK the Java binding tests need (before `swift test`, which runs them too), then
+#   - the C tests, strict (cc -Wall -Wextra -Werror -pedantic), against libSmartStackC.so;
+#   - the README's C example linked against the static variant, libSmartStackCStatic.a;
+#   - the C tests under AddressSanitizer and LeakSanitizer: the library's modules are compiled
+#     straight with swiftc (as .ci/fuzz.sh does) with -sanitize=fuzzer,address, so the same
+#     objects also serve the libFuzzer target Fuzz/Targets/CAPIRecordDecideFuzz.c, which feeds
+#     arbitrary bytes to smartstack_record and smartstack_decide for FUZZ_SECONDS (default 45)
+#     over Fuzz/Corpus/capi (new inputs in .build/bindings/corpus, crashes saved as
+#     .build/bindings/crash-*);
+#   - pytest on the Python package installed with pip from the checkout;
+#   - the Java launcher-host program through the JNI library.
+#
+#   .ci/bindings.sh                     # what CI runs (a few minutes)
+#   FUZZ_SECONDS=3600 .ci/bindings.sh   # a long fuzzing run
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${FUZZ_SECONDS:-45}"
+out=.build/bindings
+mkdir -p "$out/corpus"
+step() { printf '\n==> bindings: %s (%s)\n' "$1" "$(date +%H:%M:%S)"; }
+strict=(-std=c11 -Wall -Wextra -Werror -pedantic)
+
+step "tools"
+missing=()
+command -v javac >/dev/null || missing+=(default-jdk-headless)
+command -v cc >/dev/null || missing+=(gcc)
+command -v nm >/dev/null || missing+=(binutils)
+python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)
+if [ "${#missing[@]}" -gt 0 ]; then
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+step "C tests against libSmartStackC.so"
+swift build --product SmartStackC 2>&1 | tail -n 1
+swift build --product SmartStackCStatic 2>&1 | tail -n 1
+bin="$(swift build --show-bin-path)"
+cc "${strict[@]}" -pthread -I include bindings/c/test_smartstack.c -L "$bin" -lSmartStackC -Wl,-rpath,"$bin" \
+    -o "$out/test_smartstack" 2>&1 || { echo "error: bindings/c/test_smartstack.c does not compile against include/smartstack.h" >&2; exit 1; }
+"$out/test_smartstack"
+
+step "the README's C example, linked against libSmartStackCStatic.a"
+python3 - "$out/readme-example.c" <<'PYTHON'
+import sys
+text = open("README.md", encoding="utf-8").read()
+section = text[text.index("\n## Using it from C, Python and Java\n"):]
+start = section.index("\n```c\n") + 6
+open(sys.argv[1], "w", encoding="utf-8").write(section[start:section.index("\n```\n", start)] + "\n")
+PYTHON
+cc "${strict[@]}" -I include -c "$out/readme-example.c" -o "$out/readme-example.o"
+# swiftc as the linker driver adds the Swift runtime the static library needs.
+swiftc "$out/readme-example.o" "$bin/libSmartStackCStatic.a" -lsqlite3 -o "$out/readme-example-static"
+(cd "$out" && rm -f smartstack.sqlite* && ./readme-example-static | grep -q '"top":"calendar"') \
+    || { echo "error: the statically linked README example did not decide calendar" >&2; exit 1; }
+
+step "sanitized modules (swiftc -sanitize=fuzzer,address)"
+flags=(-sanitize=fuzzer,address -parse-as-library -swift-version 6 -package-name smartstack -O -g -wmo
+       -I "$out" -I Sources/CSQLite -I include)
+modules=(SmartStackSQLite SmartStack SmartStackC)
+if [ ! -f "$out/SmartStackC.o" ] || [ -n "$(find "${modules[@]/#/Sources/}" include -newer "$out/SmartStackC.o" | head -n 1)" ]; then
+    for module in "${modules[@]}"; do
+        echo "compiling $module"
+        # shellcheck disable=SC2046
+        swiftc "${flags[@]}" -module-name "$module" -emit-module -emit-module-path "$out/$module.swiftmodule" \
+            -c $(find "Sources/$module" -name '*.swift' | sort) -o "$out/$module.o"
+    done
+fi
+objects=("$out/SmartStackSQLite.o" "$out/SmartStack.o" "$out/SmartStackC.o")
+# Linking with AddressSanitizer warns about its local symbols ("Cannot export local symbol"): harmless, filtered.
+link() {   # link <output> <swiftc sanitizer> <objects...>
+    local output="$1" sanitizer="$2"
+    shift 2
+    if ! swiftc "-sanitize=$sanitizer" "$@" -lsqlite3 -o "$output" 2>"$output.log"; then cat "$output.log"; exit 1; fi
+    grep -v "Cannot export local symbol" "$output.log" || true
+}
+
+step "C tests under AddressSanitizer and LeakSanitizer"
+clang "${strict[@]}" -g -fsanitize=address -I include -c bindings/c/test_smartstack.c -o "$out/test_smartstack-asan.o"
+link "$out/test_smartstack-asan" address "$out/test_smartstack-asan.o" "${objects[@]}"
+ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=1 "$out/test_smartstack-asan"
+
+step "fuzz smartstack_record and smartstack_decide for ${seconds}s"
+clang "${strict[@]}" -g -fsanitize=fuzzer,address -I include -c Fuzz/Targets/CAPIRecordDecideFuzz.c -o "$out/fuzz-capi.o"
+link "$out/fuzz-capi" fuzzer,address "$out/fuzz-capi.o" "${objects[@]}"
+if ! "$out/fuzz-capi" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -max_total_time="$seconds" -print_final_stats=1 \
+    -artifact_prefix="$out/crash-" "$out/corpus" Fuzz/Corpus/capi >"$out/fuzz-capi.log" 2>&1; then
+    echo "FAILED: fuzzing the C API (see $out/fuzz-capi.log)"
+    grep -E 'ERROR|fuzz check failed|SUMMARY|Test unit written' "$out/fuzz-capi.log" | head -20 || true
+    exit 1
+fi
+grep -E '^stat::number_of_executed_units|^stat::new_units_added|^stat::peak_rss_mb' "$out/fuzz-capi.log" || true
+
+step "Python: pip install from the checkout, pytest"
+venv=.build/bindings-venv
+[ -x "$venv/bin/pip" ] || python3 -m venv "$venv"
+"$venv/bin/pip" install -q --disable-pip-version-check -r bindings/python/requirements-test.txt ./bindings/python
+SMARTSTACK_LIBRARY="$bin/libSmartStackC.so" "$venv/bin/pytest" -q -p no:cacheprovider bindings/python/tests
+
+step "Java: JNI library, classes, the launcher-host program"
+java_home="$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")"
+cc "${strict[@]}" -fPIC -shared -I include -I "$java_home/include" -I "$java_home/include/linux" bindings/java/jni/smartstack_jni.c \
+    -L "$bin" -lSmartStackC -Wl,-rpath,"$bin" -o "$out/libsmartstack_jni.so"
+rm -rf "$out/java-classes"
+javac -Werror -Xlint:all -d "$out/java-classes" bindings/java/src/org/smartstack/*.java bindings/java/test/LauncherHostTest.java
+java -Dsmartstack.jni="$PWD/$out/libsmartstack_jni.so" -cp "$out/java-classes" LauncherHostTest include/smartstack.h
+step "ok"

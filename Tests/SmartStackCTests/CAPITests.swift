@@ -1,0 +1,183 @@
+import CSmartStack
+import Foundation
+import SmartStack
+import SmartStackC
+@testable import SmartStackCLI
+import Testing
+
+/// The C API called in-process, compared with the Swift API it wraps.
+@Suite struct CAPITests {
+    /// The bundled commuter persona's events (three people, four weeks), as JSONL and as events.
+    static let commuter: (jsonl: [UInt8], events: [Event]) = {
+        var reader = try! JSONLReader(path: Bindings.root.appendingPathComponent("Datasets/commuter.jsonl").path)
+        var events: [Event] = []
+        var jsonl: [UInt8] = []
+        while let event = try! reader.next() {
+            events.append(event)
+            JSONLWriter.append(event, to: &jsonl)
+        }
+        return (jsonl, events)
+    }()
+
+    static func open(_ path: String = ":memory:") throws -> OpaquePointer {
+        var engine: OpaquePointer?
+        try check(smartstack_open(path, nil, nil, 0, &engine), nil)
+        return try #require(engine)
+    }
+
+    static func check(_ status: smartstack_status, _ engine: OpaquePointer?, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        if status != SMARTSTACK_OK {
+            throw BindingTestFailure("status \(status.rawValue): \(String(cString: smartstack_last_error(engine)))")
+        }
+    }
+
+    static func record(_ engine: OpaquePointer, _ jsonl: [UInt8]) throws {
+        try check(jsonl.withUnsafeBytes { smartstack_record(engine, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count, nil, nil) },
+                  engine)
+    }
+
+    /// The JSON text of a decide or rank call.
+    static func text(_ call: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, UnsafeMutablePointer<Int>) -> smartstack_status,
+                     _ engine: OpaquePointer) throws -> String {
+        var json: UnsafeMutablePointer<CChar>?
+        var length = 0
+        try check(call(&json, &length), engine)
+        defer { smartstack_free(json) }
+        let text = String(cString: try #require(json))
+        #expect(text.utf8.count == length)
+        return text
+    }
+
+    /// Every ranking the C API writes is the object `smartstack rank --json` prints, byte for
+    /// byte, over a month of a real-looking routine: numbers, escapes and all.
+    @Test func rankJSONIsTheCommandLinesJSON() throws {
+        let (jsonl, events) = Self.commuter
+        let engine = try Self.open()
+        defer { _ = smartstack_close(engine) }
+        try Self.record(engine, jsonl)
+        let swift = try Engine(path: ":memory:")
+        try swift.record(events)
+        let last = events.map(\.time).max()!
+        var compared = 0
+        for user in ["commuter-00", "commuter-01", "commuter-02"] {
+            for stack in ["top", "bottom"] {
+                for hours in stride(from: 1, through: 24, by: 1) {
+                    let at = last.adding(seconds: Double(hours) * 3600 + 17.25)
+                    let c = try Self.text({ smartstack_rank(engine, stack, user, at.nanosecondsSinceEpoch, at.utcOffsetSeconds, $0, $1) }, engine)
+                    #expect(c == RankCommand.json(try swift.ranking(stack: stack, user: user, at: at)))
+                    compared += 1
+                }
+            }
+        }
+        #expect(compared == 144)
+    }
+
+    /// A decision through the C API is the decision the Swift engine takes on the same events,
+    /// at the same instants (the rotation state evolves alike), written as `rank --json` writes
+    /// its ranking, with `top`, `rotated` and `propensity` before it; without reasons only they go.
+    @Test func decisionJSONIsTheSwiftDecision() throws {
+        let (jsonl, events) = Self.commuter
+        let explained = try Self.open(), bare = try Self.open()
+        defer { _ = smartstack_close(explained); _ = smartstack_close(bare) }
+        try Self.record(explained, jsonl)
+        try Self.record(bare, jsonl)
+        let swift = try Engine(path: ":memory:")
+        try swift.record(events)
+        var at = events.map(\.time).max()!
+        var rotations = 0
+        for step in 0..<60 {
+            at = at.adding(seconds: Double(7 * 60 + step))
+            let expected = try swift.decide(stack: "top", user: "commuter-01", at: at)
+            let fields = ",\"top\":\(expected.top.map(RankCommand.jsonString) ?? "null"),\"rotated\":\(expected.didRotate),"
+                + "\"propensity\":\(RankCommand.jsonNumber(expected.propensity)),\"ranking\":["
+            let full = RankCommand.json(expected.ranking).replacing(",\"ranking\":[", with: fields, maxReplacements: 1)
+            var unexplained = expected.ranking
+            unexplained.widgets = unexplained.widgets.map { RankedWidget(widget: $0.widget, score: $0.score, isEligible: $0.isEligible, reasons: []) }
+            let plain = RankCommand.json(unexplained).replacing(",\"ranking\":[", with: fields, maxReplacements: 1)
+                .replacing(",\"reasons\":[]", with: "")
+            #expect(try Self.decision(explained, at: at, explain: 1) == full)
+            #expect(try Self.decision(bare, at: at, explain: 0) == plain)
+            if expected.didRotate { rotations += 1 }
+        }
+        #expect(rotations > 0, "the instants should include rotations")
+    }
+
+    static func decision(_ engine: OpaquePointer, at: EventTime, explain: Int32) throws -> String {
+        try Self.text({
+            smartstack_decide(engine, "top", "commuter-01", at.nanosecondsSinceEpoch, at.utcOffsetSeconds, explain, $0, $1)
+        }, engine)
+    }
+
+    /// Ids with quotes, backslashes, control characters and characters beyond U+FFFF come back
+    /// from the JSON exactly.
+    @Test func unusualIdsSurviveTheJSON() throws {
+        let engine = try Self.open()
+        defer { _ = smartstack_close(engine) }
+        let ids = ["say \"hi\"", #"back\slash"#, "tab\there\nnewline\u{1}", "🏠 home", "plain"]
+        let stack = "stack \"q\" 🏠\u{7f}"
+        try Self.configure(engine, user: "ü\"ser", stack: stack, ids: ids, at: 1_772_456_700_000_000_000)
+        let text = try Self.text({ smartstack_rank(engine, stack, "ü\"ser", 1_772_456_760_000_000_000, -18_000, $0, $1) }, engine)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(object["stack"] as? String == stack && object["user"] as? String == "ü\"ser")
+        let ranked = (object["ranking"] as? [[String: Any]] ?? []).compactMap { $0["widget"] as? String }
+        #expect(Set(ranked) == Set(ids) && ranked.count == ids.count)
+    }
+
+    static func configure(_ engine: OpaquePointer, user: String, stack: String, ids: [String], at: Int64,
+                          offset: Int32 = -18_000) throws {
+        let copies = ids.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        let pointers = copies.map { UnsafePointer($0) }
+        try check(smartstack_configure(engine, user, stack, pointers, nil, pointers.count, at, offset), engine)
+    }
+
+    /// The first and last instants of the event format's years decide without trouble; one
+    /// nanosecond beyond is refused with a status, not a crash.
+    @Test(arguments: [(-18_000 as Int32), 0, 86_340, -86_340])
+    func instantsAtTheEdgesOfTheFormat(offset: Int32) throws {
+        let engine = try Self.open()
+        defer { _ = smartstack_close(engine) }
+        let day: Int64 = 86_400_000_000_000
+        let first = EventTime.daysFromCivil(year: 1678, month: 1, day: 1) * day - Int64(offset) * 1_000_000_000
+        let last = EventTime.daysFromCivil(year: 2262, month: 1, day: 1) * day - 1 - Int64(offset) * 1_000_000_000
+        try Self.configure(engine, user: "me", stack: "home", ids: ["a", "b"], at: first, offset: offset)
+        for at in [first, last] {
+            _ = try Self.text({ smartstack_decide(engine, "home", "me", at, offset, 1, $0, $1) }, engine)
+        }
+        for at in [first - 1, last + 1] {
+            var json: UnsafeMutablePointer<CChar>?
+            #expect(smartstack_decide(engine, "home", "me", at, offset, 1, &json, nil) == SMARTSTACK_ERROR_INVALID_ARGUMENT)
+            #expect(json == nil)
+        }
+    }
+
+    /// Each handle keeps its own last error: a later failure on another engine does not replace it.
+    @Test func lastErrorsArePerHandle() throws {
+        let a = try Self.open(), b = try Self.open()
+        defer { _ = smartstack_close(a); _ = smartstack_close(b) }
+        var json: UnsafeMutablePointer<CChar>?
+        #expect(smartstack_decide(a, "home", "nobody-a", 0, 0, 1, &json, nil) == SMARTSTACK_ERROR_UNKNOWN_USER)
+        #expect(smartstack_decide(b, "home", "nobody-b", 0, 0, 1, &json, nil) == SMARTSTACK_ERROR_UNKNOWN_USER)
+        #expect(String(cString: smartstack_last_error(a)).contains("nobody-a"))
+        #expect(String(cString: smartstack_last_error(b)).contains("nobody-b"))
+        let fresh = try Self.open()
+        #expect(String(cString: smartstack_last_error(fresh)) == "")
+        _ = smartstack_close(fresh)
+    }
+
+    /// A closed handle stays closed however many engines open after it: handles are never reused.
+    @Test func closedHandlesAreNeverReused() throws {
+        let closed = try Self.open()
+        try Self.check(smartstack_close(closed), closed)
+        var opened: [OpaquePointer] = []
+        for _ in 0..<20 { opened.append(try Self.open()) }
+        #expect(!opened.contains(closed))
+        #expect(smartstack_flush(closed) == SMARTSTACK_ERROR_CLOSED)
+        for engine in opened { try Self.check(smartstack_close(engine), engine) }
+    }
+
+    @Test func versionIsTheCommandLinesVersion() {
+        #expect(String(cString: smartstack_version()) == CommandLineTool.version)
+        #expect(String(cString: smartstack_version()) == SMARTSTACK_VERSION)
+    }
+}
