@@ -1,0 +1,50 @@
+"""Decision latency through the Python binding (ctypes), on the history `smartstack-bench bindings`
+writes, at the same instants. Run by Benchmarks/bindings/run.sh; prints one RESULT line.
+
+    python decide_benchmark.py --history H --first-ns N --step-ns S --offset O --warmup W --decisions D
+"""
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bindings" / "python"))
+import smartstack  # noqa: E402  (the checkout's package, on the library SMARTSTACK_LIBRARY names)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    for name in ("history",):
+        parser.add_argument(f"--{name}", required=True)
+    for name in ("first-ns", "step-ns", "offset", "warmup", "decisions"):
+        parser.add_argument(f"--{name}", type=int, required=True)
+    args = parser.parse_args()
+    zone = timezone(timedelta(seconds=args.offset))
+    epoch = datetime(1970, 1, 1, tzinfo=timezone.utc)
+    instants = [(epoch + timedelta(microseconds=(args.first_ns + k * args.step_ns) // 1000)).astimezone(zone)
+                for k in range(args.warmup + args.decisions)]
+    with tempfile.TemporaryDirectory() as directory:
+        with smartstack.Engine(os.path.join(directory, "bench.sqlite"), policy="contextual") as engine:
+            engine.record_jsonl(Path(args.history).read_bytes())
+            samples = {"explained": [], "bare": []}
+            for k, at in enumerate(instants):
+                for kind, explain in (("explained", True), ("bare", False)):
+                    t0 = time.perf_counter_ns()
+                    decision = engine.decide("home", user="bench", at=at, explain=explain)
+                    elapsed = time.perf_counter_ns() - t0
+                    if k >= args.warmup:
+                        samples[kind].append(elapsed)
+                    assert decision.ranking
+    result = {kind: (statistics.median(values) / 1000, sorted(values)[len(values) * 99 // 100] / 1000)
+              for kind, values in samples.items()}
+    print("Python decide (Engine.decide -> Decision dataclass): median %.2f µs, p99 %.2f µs; without reasons: median %.2f µs, p99 %.2f µs"
+          % (*result["explained"], *result["bare"]))
+    print("RESULT python_decide_median_us=%.3f python_decide_bare_median_us=%.3f" % (result["explained"][0], result["bare"][0]))
+
+
+if __name__ == "__main__":
+    main()

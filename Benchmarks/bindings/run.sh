@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Decision latency of the engine through each host route, in one run (issue 15): the Swift API and
+# the C API (`smartstack-bench bindings`, alternating in one process, which also measures recording a
+# 10,000-event JSONL batch), then Python (ctypes) and Java (JNI) on the same history and instants,
+# then the Swift and C figures once more, so the Swift median brackets the other two. Release builds.
+#
+#   Benchmarks/bindings/run.sh [DECISIONS]     # default 20000 timed decisions per route
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+decisions="${1:-20000}"
+out=.build/bindings-bench
+mkdir -p "$out"
+swift build -c release --product smartstack-bench 2>&1 | tail -n 1
+swift build -c release --product SmartStackC 2>&1 | tail -n 1
+bin="$(swift build -c release --show-bin-path)"
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" "$2" | tail -n 1; }
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+"$bin/smartstack-bench" bindings --decisions "$decisions" --out "$out" | tee "$out/swift-1.txt"
+args=(--history "$out/history.jsonl" --first-ns "$(field first_ns "$out/swift-1.txt")" --step-ns "$(field step_ns "$out/swift-1.txt")"
+      --offset "$(field offset "$out/swift-1.txt")" --warmup "$(field warmup "$out/swift-1.txt")" --decisions "$decisions")
+
+venv=.build/bindings-venv
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+SMARTSTACK_LIBRARY="$bin/libSmartStackC.so" "$venv/bin/python" Benchmarks/bindings/decide_benchmark.py "${args[@]}" | tee "$out/python.txt"
+
+java_home="$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")"
+cc -O2 -fPIC -shared -I include -I "$java_home/include" -I "$java_home/include/linux" bindings/java/jni/smartstack_jni.c \
+    -L "$bin" -lSmartStackC -Wl,-rpath,"$bin" -o "$out/libsmartstack_jni.so"
+rm -rf "$out/java-classes"
+javac -d "$out/java-classes" bindings/java/src/org/smartstack/*.java Benchmarks/bindings/DecideBenchmark.java
+java -Dsmartstack.jni="$PWD/$out/libsmartstack_jni.so" -cp "$out/java-classes" DecideBenchmark "$out/history.jsonl" \
+    "${args[3]}" "${args[5]}" "${args[7]}" "${args[9]}" "$decisions" | tee "$out/java.txt"
+
+"$bin/smartstack-bench" bindings --decisions "$decisions" --out "$out" | tee "$out/swift-2.txt"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+python3 - "$out" <<'PYTHON'
+import re, sys
+out = sys.argv[1]
+def fields(name):
+    text = open(f"{out}/{name}.txt").read()
+    return {k: float(v) for k, v in re.findall(r"(\w+)=([-\d.]+)", text.split("RESULT")[-1])}
+s1, s2, py, java = fields("swift-1"), fields("swift-2"), fields("python"), fields("java")
+swift = sorted([s1["swift_decide_median_us"], s2["swift_decide_median_us"]])
+def verdict(ok): return "met" if ok else "MISSED"
+print("\n| route | decide, median | target | against the Swift medians of this run (%.2f, %.2f µs) |" % tuple(swift))
+print("|---|---:|---|---|")
+print("| Swift `Engine.decide` | %.2f / %.2f µs | — | — |" % (s1["swift_decide_median_us"], s2["swift_decide_median_us"]))
+for label, values in (("C `smartstack_decide`, JSON with reasons", [s1["c_decide_median_us"], s2["c_decide_median_us"]]),
+                      ("C `smartstack_decide`, without reasons", [s1["c_decide_bare_median_us"], s2["c_decide_bare_median_us"]])):
+    gaps = [v - s for v, s in zip(values, [s1["swift_decide_median_us"], s2["swift_decide_median_us"]])]
+    print("| %s | %.2f / %.2f µs | ≤ Swift + 2 µs | +%.2f / +%.2f µs: %s |" % (label, *values, *gaps, verdict(max(gaps) <= 2)))
+for label, value in (("Python `Engine.decide` (ctypes, JSON parsed into dataclasses)", py["python_decide_median_us"]),
+                     ("Python, without reasons", py["python_decide_bare_median_us"])):
+    limits = [2 * s + 20 for s in swift]
+    print("| %s | %.2f µs | ≤ 2 × Swift + 20 µs | limits %.1f–%.1f µs: %s |" % (label, value, *limits, verdict(value <= limits[0])))
+for label, value in (("Java `decideJson` (JNI, JSON as a String)", java["java_decide_median_us"]),
+                     ("Java `decide` (JNI, parsed into a Decision)", java["java_decide_parsed_median_us"])):
+    print("| %s | %.2f µs | ≤ Swift + 5 µs | +%.2f / +%.2f µs: %s |" % (label, value, value - swift[1], value - swift[0], verdict(value - swift[0] <= 5)))
+rates = [(s["c_record_rate"] / s["swift_record_rate"], s["swift_record_rate"], s["c_record_rate"]) for s in (s1, s2)]
+for ratio, swift_rate, c_rate in rates:
+    print("| record a 10,000-event JSONL batch: C %.0fk/s vs `Engine.record` %.0fk/s | %.2f× | ≥ 0.80× | %s |"
+          % (c_rate / 1000, swift_rate / 1000, ratio, verdict(ratio >= 0.8)))
+PYTHON
