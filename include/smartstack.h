@@ -28,9 +28,11 @@
  *  - Output pointers are set on every call (to NULL or 0 on failure) when they are not NULL.
  *  - Results that carry text (rankings, decisions) are JSON in a buffer the library allocates and
  *    the caller releases with smartstack_free(). JSON rather than structs because a ranking holds
- *    variable-length strings (widget ids, reasons): one buffer and one free is simpler and safer
- *    for every host (C, ctypes, JNI) than a tree of structs, and costs well under a microsecond
- *    next to the ranking itself (README, "Performance"). Counts come back as plain integers.
+ *    variable-length strings (widget ids, ~40 reasons): one buffer and one free is simpler and
+ *    safer for every host (C, ctypes, JNI) than a tree of structs with their own lifetimes. Writing
+ *    the reasons is most of the JSON's cost, so the hot path of a launcher at screen-on,
+ *    smartstack_decide with `explain` 0, leaves them out (figures: README, "Performance").
+ *    Counts come back as plain integers.
  *  - Time is an input: the engine never reads the clock or the time zone. An instant is given as
  *    nanoseconds since 1970-01-01T00:00:00Z (`at_unix_ns`) plus the UTC offset in force on the
  *    phone at that instant in seconds, east positive (`utc_offset_seconds`, -05:00 is -18000),

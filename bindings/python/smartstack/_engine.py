@@ -39,7 +39,7 @@ class SmartStackError(Exception):
         self.message = message
 
 
-@dataclass(frozen=True)
+@dataclass
 class Reason:
     """Why a widget scores as it does: a phrase in the person's local time and its contribution."""
 
@@ -47,7 +47,7 @@ class Reason:
     contribution: float
 
 
-@dataclass(frozen=True)
+@dataclass
 class RankedWidget:
     """One widget of a ranking: its score (None when not finite), whether it may be on top, why."""
 
@@ -57,7 +57,7 @@ class RankedWidget:
     reasons: Tuple[Reason, ...]
 
 
-@dataclass(frozen=True)
+@dataclass
 class Ranking:
     """A stack's widgets, top first, as the scorer ranks them at an instant."""
 
@@ -68,7 +68,7 @@ class Ranking:
     widgets: Tuple[RankedWidget, ...]
 
 
-@dataclass(frozen=True)
+@dataclass
 class Decision:
     """What the rotation policy shows on top at a decision point, and the ranking it came from."""
 
@@ -82,7 +82,7 @@ class Decision:
     ranking: Tuple[RankedWidget, ...]
 
 
-@dataclass(frozen=True)
+@dataclass
 class RecordResult:
     """How many events a `record` stored, and how many it skipped as already stored (same id)."""
 
