@@ -56,6 +56,7 @@ for label, value in (("Python `Engine.decide` (ctypes, JSON parsed into dataclas
     limits = [2 * s + 20 for s in swift]
     print("| %s | %.2f µs | ≤ 2 × Swift + 20 µs | limits %.1f–%.1f µs: %s |" % (label, value, *limits, verdict(value <= limits[0])))
 for label, value in (("Java `decideJson` (JNI, JSON as a String)", java["java_decide_median_us"]),
+                     ("Java `decideJson`, without reasons", java["java_decide_bare_median_us"]),
                      ("Java `decide` (JNI, parsed into a Decision)", java["java_decide_parsed_median_us"])):
     print("| %s | %.2f µs | ≤ Swift + 5 µs | +%.2f / +%.2f µs: %s |" % (label, value, value - swift[1], value - swift[0], verdict(value - swift[0] <= 5)))
 rates = [(s["c_record_rate"] / s["swift_record_rate"], s["swift_record_rate"], s["c_record_rate"]) for s in (s1, s2)]
