@@ -31,6 +31,15 @@ enum Arguments {
         return pointer
     }
 
+    /// A `size_t` count: Swift sees one above `Int.max` as negative, which only a caller's
+    /// arithmetic gone wrong produces (no array is that large).
+    static func size(_ value: Int, _ name: String) throws(CallFailure) -> Int {
+        guard value >= 0 else {
+            throw CallFailure(SMARTSTACK_ERROR_INVALID_ARGUMENT, "\(name) \(UInt(bitPattern: value)) is larger than any array can be")
+        }
+        return value
+    }
+
     /// An instant as the header defines it: nanoseconds since the epoch and a UTC offset in
     /// seconds, both within what the JSONL v1 format can write.
     static func time(_ unixNanoseconds: Int64, _ utcOffsetSeconds: Int32) throws(CallFailure) -> EventTime {

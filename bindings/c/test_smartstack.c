@@ -120,6 +120,8 @@ static void test_configure(void) {
            "stack id is empty");
     EXPECT(smartstack_configure(engine, "me", "work", NULL, NULL, 2, T0, EST), SMARTSTACK_ERROR_NULL_ARGUMENT, engine,
            "widget_ids is NULL");
+    EXPECT(smartstack_configure(engine, "me", "work", IDS, NULL, (size_t)-3, T0, EST), SMARTSTACK_ERROR_INVALID_ARGUMENT,
+           engine, "widget_count");
     const char *holes[] = {"a", NULL};
     EXPECT(smartstack_configure(engine, "me", "work", holes, NULL, 2, T0, EST), SMARTSTACK_ERROR_NULL_ARGUMENT, engine,
            "widget_ids[1] is NULL");
@@ -169,6 +171,8 @@ static void test_record(void) {
     EXPECT(smartstack_record(engine, "{\"type\":\"\xff\"}", 13, NULL, NULL), SMARTSTACK_ERROR_INVALID_EVENT, engine,
            "UTF-8");
     EXPECT(smartstack_record(engine, NULL, 5, NULL, NULL), SMARTSTACK_ERROR_NULL_ARGUMENT, engine, "jsonl is NULL");
+    EXPECT(smartstack_record(engine, good, (size_t)-1, NULL, NULL), SMARTSTACK_ERROR_INVALID_ARGUMENT, engine,
+           "is larger than any array can be");
     OK(smartstack_record(engine, " \n\r\n", 4, &inserted, NULL), engine);
     CHECK(inserted == 0, "blank input recorded %llu events", (unsigned long long)inserted);
     OK(smartstack_record(engine, "", 0, NULL, NULL), engine);

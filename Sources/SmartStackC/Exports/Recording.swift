@@ -12,9 +12,9 @@ public func smartstack_configure(_ engine: OpaquePointer?, _ user: UnsafePointer
         let user = try Arguments.string(user, "user")
         let stack = try Arguments.string(stack, "stack")
         var widgets: [WidgetConfig] = []
+        let widgetCount = try Arguments.size(widgetCount, "widget_count")
         if widgetCount > 0 {
             let ids = try Arguments.output(UnsafeMutablePointer(mutating: widgetIDs), "widget_ids")
-            widgets.reserveCapacity(widgetCount)
             for i in 0..<widgetCount {
                 widgets.append(WidgetConfig(id: try Arguments.string(ids[i], "widget_ids[\(i)]"),
                                             app: try Arguments.optionalString(widgetApps?[i], "widget_apps[\(i)]")))
@@ -33,7 +33,7 @@ public func smartstack_record(_ engine: OpaquePointer?, _ jsonl: UnsafePointer<C
     outDuplicates?.pointee = 0
     return call(engine) { engine in
         guard let jsonl else { throw CallFailure(SMARTSTACK_ERROR_NULL_ARGUMENT, "jsonl is NULL") }
-        let bytes = UnsafeRawBufferPointer(start: jsonl, count: length)
+        let bytes = UnsafeRawBufferPointer(start: jsonl, count: try Arguments.size(length, "length"))
         guard bytes.contains(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A) }) else { return }
         // Every line is parsed before anything is stored: a bad line records nothing.
         var reader = JSONLReader(bytes: Array(bytes), name: "<events>")
