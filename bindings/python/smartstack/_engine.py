@@ -244,15 +244,17 @@ def _optional_text(value: Optional[str], name: str) -> Optional[bytes]:
 
 
 def _instant(at: datetime) -> Tuple[int, int]:
-    """(nanoseconds since the epoch, UTC offset in seconds) of an aware datetime."""
+    """(nanoseconds since the epoch, UTC offset in seconds) of an aware datetime, exactly."""
     if not isinstance(at, datetime):
         raise TypeError(f"at must be a datetime with tzinfo, not {type(at).__name__}")
     offset = at.utcoffset()
     if offset is None:
         raise ValueError(f"at {at.isoformat()} has no UTC offset: give it a tzinfo (SmartStack never guesses a time zone)")
-    if offset % timedelta(minutes=1):
+    if offset.seconds % 60 or offset.microseconds:
         raise ValueError(f"at {at.isoformat()}: the UTC offset {offset} is not a whole number of minutes")
-    return (at - _EPOCH) // timedelta(microseconds=1) * 1000, int(offset.total_seconds())
+    since = at - _EPOCH
+    return ((since.days * 86_400 + since.seconds) * 1_000_000 + since.microseconds) * 1000, \
+        offset.days * 86_400 + offset.seconds
 
 
 def _json_value(value: Any) -> Any:
@@ -269,7 +271,7 @@ def _json_value(value: Any) -> Any:
 
 
 def _widgets(raw: list) -> Tuple[RankedWidget, ...]:
-    return tuple(
-        RankedWidget(widget=w["widget"], score=w["score"], eligible=w["eligible"],
-                     reasons=tuple(Reason(r["text"], r["contribution"]) for r in w.get("reasons", ())))
-        for w in raw)
+    return tuple([
+        RankedWidget(w["widget"], w["score"], w["eligible"],
+                     tuple([Reason(r["text"], r["contribution"]) for r in w["reasons"]]) if "reasons" in w else ())
+        for w in raw])
