@@ -1,7 +1,7 @@
 import CSmartStack
 import Foundation
 import SmartStack
-import SmartStackC
+@testable import SmartStackC
 @testable import SmartStackCLI
 import Testing
 
@@ -106,6 +106,46 @@ import Testing
         try Self.text({
             smartstack_decide(engine, "top", "commuter-01", at.nanosecondsSinceEpoch, at.utcOffsetSeconds, explain, $0, $1)
         }, engine)
+    }
+
+    /// A large batch (parsed in two halves at once) records what one pass over it would, and a
+    /// bad batch fails with the error one pass reports first: same line, column and message.
+    @Test(arguments: [
+        [:] as [Int: String],                                          // valid: every event stored
+        [2_900: #"{"time":"2026-03-02T08:00:00","type":"screen_on"}"#],  // a bad line in the second half
+        [100: #"{"type":"screen_on"}"#, 2_900: "{"],                    // bad lines in both halves: the first counts
+        [1_501: "\u{FEFF}" + #"{"time":"2026-03-02T08:00:00Z","type":"screen_on"}"#],   // a byte order mark past line 1
+        [2_999: "", 3_000: "   "],                                      // blank lines at the end
+    ])
+    func largeBatchesReadAsOnePass(changes: [Int: String]) throws {
+        var lines: [String] = []
+        for i in 1...3_000 {
+            lines.append(changes[i] ?? #"{"time":"2026-03-02T08:00:00-05:00","type":"app_launch","user":"u\#(i % 7)","id":"\#(i)","app":"com.example.app\#(i % 13)"}"#)
+        }
+        let batch = Array((lines.joined(separator: "\n") + "\n").utf8)
+        #expect(batch.count > EventBatch.parallelThreshold)
+        var reader = JSONLReader(bytes: batch, name: EventBatch.name)
+        var expected: Result<Int, JSONLError> = .success(0)
+        do {
+            var count = 0
+            while try reader.next() != nil { count += 1 }
+            expected = .success(count)
+        } catch {
+            expected = .failure(error)
+        }
+        let engine = try Self.open()
+        defer { _ = smartstack_close(engine) }
+        var inserted: UInt64 = 0
+        let status = batch.withUnsafeBytes {
+            smartstack_record(engine, $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count, &inserted, nil)
+        }
+        switch expected {
+        case .success(let count):
+            #expect(status == SMARTSTACK_OK && inserted == UInt64(count) && count > 2_990)
+        case .failure(let error):
+            #expect(status == SMARTSTACK_ERROR_INVALID_EVENT && inserted == 0)
+            #expect(String(cString: smartstack_last_error(engine)) == error.description)
+        }
     }
 
     /// Ids with quotes, backslashes, control characters and characters beyond U+FFFF come back

@@ -33,12 +33,8 @@ public func smartstack_record(_ engine: OpaquePointer?, _ jsonl: UnsafePointer<C
     outDuplicates?.pointee = 0
     return call(engine) { engine in
         guard let jsonl else { throw CallFailure(SMARTSTACK_ERROR_NULL_ARGUMENT, "jsonl is NULL") }
-        let bytes = UnsafeRawBufferPointer(start: jsonl, count: try Arguments.size(length, "length"))
-        guard bytes.contains(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A) }) else { return }
-        // Every line is parsed before anything is stored: a bad line records nothing.
-        var reader = JSONLReader(bytes: Array(bytes), name: "<events>")
-        var events: [Event] = []
-        while let event = try reader.next() { events.append(event) }
+        let events = try EventBatch.events(UnsafeRawBufferPointer(start: jsonl, count: try Arguments.size(length, "length")))
+        guard !events.isEmpty else { return }
         let result = try engine.record(events)
         outInserted?.pointee = UInt64(result.inserted)
         outDuplicates?.pointee = UInt64(result.duplicates)
