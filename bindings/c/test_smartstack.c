@@ -189,6 +189,35 @@ static void test_record(void) {
     OK(smartstack_close(engine), engine);
 }
 
+/* A batch large enough to be parsed in two halves at once: all stored, or the first bad line named. */
+static void test_large_batch(void) {
+    enum { LINES = 3000 };
+    size_t capacity = (size_t)LINES * 160, length = 0;
+    char *batch = malloc(capacity);
+    for (int i = 1; i <= LINES; i++) {
+        length += (size_t)snprintf(batch + length, capacity - length,
+                                   "{\"time\":\"2026-03-02T%02d:%02d:00-05:00\",\"type\":\"app_launch\",\"user\":\"u%d\","
+                                   "\"id\":\"%d\",\"app\":\"com.example.application.number%d\"}\n",
+                                   i / 60 % 24, i % 60, i % 7, i, i % 13);
+    }
+    CHECK(length > 256 * 1024, "the batch is %zu bytes, too small to be split", length);
+    smartstack_engine *engine = open_memory();
+    uint64_t inserted = 0;
+    OK(smartstack_record(engine, batch, length, &inserted, NULL), engine);
+    CHECK(inserted == LINES, "a large batch stored %llu of %d events", (unsigned long long)inserted, LINES);
+    /* Line 2900 (in the second half) loses its offset: nothing of a second batch is stored. */
+    char *line = batch;
+    for (int i = 1; i < 2900; i++) line = strchr(line, '\n') + 1;
+    memcpy(strstr(line, "-05:00\""), "\"      ", 7);
+    const char *id = strstr(batch, "\"id\":\"1\"");
+    memcpy((char *)id, "\"id\":\"x\"", 8);  /* a new id on line 1, so the batch is not all duplicates */
+    EXPECT(smartstack_record(engine, batch, length, &inserted, NULL), SMARTSTACK_ERROR_INVALID_EVENT, engine,
+           "<events>:2900:");
+    CHECK(inserted == 0, "a failed large batch stored %llu events", (unsigned long long)inserted);
+    free(batch);
+    OK(smartstack_close(engine), engine);
+}
+
 static void test_decide_and_rank(void) {
     smartstack_engine *engine = open_memory();
     configure_home(engine, "me");
@@ -400,6 +429,7 @@ int main(void) {
     test_handles();
     test_configure();
     test_record();
+    test_large_batch();
     test_decide_and_rank();
     test_erase();
     test_persistence(directory);
