@@ -41,24 +41,33 @@ func runBindingsBenchmark(_ arguments: [String]) throws {
     print("decisions at \(first) + k·\(BindingsBench.stepNanoseconds) ns, offset \(BindingsBench.offset) s; "
           + "\(BindingsBench.warmup) warm-up, \(decisions) timed, Swift and C alternately")
 
-    // Recording: a fresh database file per round, Swift and C alternately.
+    // Recording: a fresh database file per run, Swift and C back to back in each round, which of
+    // the two goes first alternating from round to round (the second write of a round may find
+    // the disk busy with the first).
     var swiftRates: [Double] = [], cRates: [Double] = []
     for round in 0..<rounds {
         let swiftPath = directory + "/record-swift-\(round).sqlite", cPath = directory + "/record-c-\(round).sqlite"
         for path in [swiftPath, cPath] { BindingsBench.remove(path) }
-        let swiftEngine = try Engine(path: swiftPath, policy: PolicySpec(parsing: "contextual"))
-        let t0 = engineMonotonic()
-        try swiftEngine.record(events)
-        swiftRates.append(Double(events.count) / (engineMonotonic() - t0))
-        try swiftEngine.close()
-        let cEngine = try BindingsBench.open(cPath)
-        var inserted: UInt64 = 0
-        let t1 = engineMonotonic()
-        let status = jsonl.withUnsafeBytes { smartstack_record(cEngine, $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count, &inserted, nil) }
-        cRates.append(Double(events.count) / (engineMonotonic() - t1))
-        try BindingsBench.check(status, cEngine, "smartstack_record")
-        guard inserted == UInt64(events.count) else { throw BindingsBenchFailure("smartstack_record stored \(inserted) events") }
-        try BindingsBench.check(smartstack_close(cEngine), nil, "smartstack_close")
+        for side in round % 2 == 0 ? ["swift", "c"] : ["c", "swift"] {
+            if side == "swift" {
+                let swiftEngine = try Engine(path: swiftPath, policy: PolicySpec(parsing: "contextual"))
+                let t0 = engineMonotonic()
+                try swiftEngine.record(events)
+                swiftRates.append(Double(events.count) / (engineMonotonic() - t0))
+                try swiftEngine.close()
+            } else {
+                let cEngine = try BindingsBench.open(cPath)
+                var inserted: UInt64 = 0
+                let t0 = engineMonotonic()
+                let status = jsonl.withUnsafeBytes {
+                    smartstack_record(cEngine, $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count, &inserted, nil)
+                }
+                cRates.append(Double(events.count) / (engineMonotonic() - t0))
+                try BindingsBench.check(status, cEngine, "smartstack_record")
+                guard inserted == UInt64(events.count) else { throw BindingsBenchFailure("smartstack_record stored \(inserted) events") }
+                try BindingsBench.check(smartstack_close(cEngine), nil, "smartstack_close")
+            }
+        }
         for path in [swiftPath, cPath] { BindingsBench.remove(path) }
     }
 
