@@ -6,19 +6,20 @@ import SmartStack
 @c @implementation
 public func smartstack_erase_user(_ engine: OpaquePointer?, _ user: UnsafePointer<CChar>?,
                                   _ outDeleted: UnsafeMutablePointer<UInt64>?) -> smartstack_status {
-    outDeleted?.pointee = 0
-    return call(engine) { engine in
-        let deleted = try engine.erase(user: try Arguments.string(user, "user"))
-        outDeleted?.pointee = UInt64(deleted)
-    }
+    erase(engine, user, "user", outDeleted) { try $0.erase(user: $1) }
 }
 
 @c @implementation
 public func smartstack_erase_app(_ engine: OpaquePointer?, _ app: UnsafePointer<CChar>?,
                                  _ outDeleted: UnsafeMutablePointer<UInt64>?) -> smartstack_status {
+    erase(engine, app, "app", outDeleted) { try $0.erase(app: $1).deletedEvents }
+}
+
+/// The common part of both erasures: the name in, the count of deleted events out.
+private func erase(_ engine: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ argument: String,
+                   _ outDeleted: UnsafeMutablePointer<UInt64>?, _ body: (Engine, String) throws -> Int) -> smartstack_status {
     outDeleted?.pointee = 0
     return call(engine) { engine in
-        let erasure = try engine.erase(app: try Arguments.string(app, "app"))
-        outDeleted?.pointee = UInt64(erasure.deletedEvents)
+        outDeleted?.pointee = UInt64(try body(engine, try Arguments.string(name, argument)))
     }
 }
