@@ -294,6 +294,8 @@ static void test_erase(void) {
     smartstack_free(json);
     EXPECT(smartstack_erase_user(engine, NULL, NULL), SMARTSTACK_ERROR_NULL_ARGUMENT, engine, "user is NULL");
     EXPECT(smartstack_erase_app(engine, "\xc0\xaf", NULL), SMARTSTACK_ERROR_INVALID_UTF8, engine, "app is not valid UTF-8");
+    OK(smartstack_erase_user(engine, "me", NULL), engine);  /* erases without anywhere to put the count */
+    EXPECT(smartstack_rank(engine, "home", "me", T0, EST, &json, NULL), SMARTSTACK_ERROR_UNKNOWN_USER, engine, "unknown user 'me'");
     OK(smartstack_close(engine), engine);
 }
 

@@ -20,6 +20,7 @@ private func erase(_ engine: OpaquePointer?, _ name: UnsafePointer<CChar>?, _ ar
                    _ outDeleted: UnsafeMutablePointer<UInt64>?, _ body: (Engine, String) throws -> Int) -> smartstack_status {
     outDeleted?.pointee = 0
     return call(engine) { engine in
-        outDeleted?.pointee = UInt64(try body(engine, try Arguments.string(name, argument)))
+        let deleted = try body(engine, try Arguments.string(name, argument))   // even when outDeleted is NULL
+        outDeleted?.pointee = UInt64(deleted)
     }
 }
