@@ -25,7 +25,7 @@ import SmartStackDatasets
 
     @Test(arguments: [
         (["--days", "3"], "missing required option '--persona'"),
-        (["--persona", "pilot", "--days", "3"], "unknown persona 'pilot' (valid: commuter, student, shiftworker, traveler, drift)"),
+        (["--persona", "pilot", "--days", "3"], "unknown persona 'pilot' (valid: commuter, student, shiftworker, traveler, drift, sequence, structureless, cohort)"),
         (["--persona", "student"], "missing required option '--days'"),
         (["--persona", "student", "--days", "0"], "the value of '--days' must be greater than 0, got 0"),
         (["--persona", "student", "--days", "-2"], "the value of '--days' must be greater than 0, got -2"),
@@ -38,6 +38,12 @@ import SmartStackDatasets
         (["--persona", "student", "--days", "2", "extra"], "unexpected argument 'extra'"),
         (["--persona", "student", "--days", "2", "--out", "a.jsonl", "--truth", "a.jsonl"], "'--truth' and '--out' name the same file 'a.jsonl'"),
         (["--persona", "student", "--days", "2", "--json"], "unknown option '--json'"),
+        (["--persona", "student", "--days", "2", "--location", "gps"],
+         "unknown location mode 'gps' (valid: dense, change-only, visits, geofence, none)"),
+        (["--persona", "student", "--days", "2", "--stack-size", "three"], "the value of '--stack-size' must be a whole number, got 'three'"),
+        (["--persona", "student", "--days", "2", "--stack-size", "1"], "stack size must be from 2 to 16, got 1"),
+        (["--persona", "student", "--days", "2", "--stack-size", "17"], "stack size must be from 2 to 16, got 17"),
+        (["--persona", "student", "--days", "2", "--no-screen-on=yes"], "'--no-screen-on' takes no value"),
     ])
     func badArgumentsAreUsageErrors(arguments: [String], message: String) {
         let error = #expect(throws: UsageError.self) { try GenerateCommand(arguments: arguments) }
@@ -54,6 +60,30 @@ import SmartStackDatasets
         #expect(try GenerateCommand(arguments: ["--persona", "drift", "--days", "1"]).truthPath == nil)
         #expect(try GenerateCommand(arguments: ["--persona", "drift", "--days", "1"]).options.seed == 1)
         #expect(GenerateCommand.help.contains("shiftworker"))
+        #expect(c.options.variant.isDefault)
+    }
+
+    @Test func parsesTheRecordingAndStackOptions() throws {
+        let c = try GenerateCommand(arguments: ["--persona", "sequence", "--days", "2", "--location", "change-only",
+                                                "--no-screen-on", "--stack-size", "12"])
+        #expect(c.options.persona == .sequence)
+        #expect(c.options.variant.location == .changeOnly && !c.options.variant.recordsScreenOn && c.options.variant.stackSize == 12)
+        #expect(c.options.variant.description == "location=change-only,screen_on=off,stack_size=12")
+        for mode in LocationReporting.allCases {
+            #expect(try GenerateCommand(arguments: ["--persona", "drift", "--days", "1", "--location", mode.rawValue]).options.variant.location == mode)
+            #expect(GenerateCommand.help.contains(mode.rawValue))
+        }
+        #expect(GenerateCommand.help.contains("--no-screen-on") && GenerateCommand.help.contains("--stack-size <n>"))
+    }
+
+    @Test func reportsTheVariantItGenerated() throws {
+        try withTemporaryDirectory { dir in
+            let args = ["--persona", "cohort", "--days", "1", "--users", "6", "--location", "visits", "--out", dir + "/c.jsonl"]
+            let (code, captured) = try run(try GenerateCommand(arguments: args))
+            #expect(code == 0)
+            #expect(captured.err.contains("for 6 cohort user(s) x 1 day(s), seed 1, variant location=visits -> \(dir)/c.jsonl"))
+            #expect(try GroundTruth.load(path: dir + "/c.truth.jsonl").users.count == 6)
+        }
     }
 
     @Test func writesBothFilesAtomicallyAndReproducibly() throws {

@@ -2,7 +2,8 @@ import SmartStack
 import SmartStackDatasets
 
 /// `smartstack generate --persona <name> --days <n> [--seed <s>] [--users <k>] [--start <date>]
-/// [--out <file>] [--truth <file>]`: a simulated dataset in SmartStack JSONL v1 and its ground truth.
+/// [--location <mode>] [--no-screen-on] [--stack-size <n>] [--out <file>] [--truth <file>]`:
+/// a simulated dataset in SmartStack JSONL v1 and its ground truth.
 ///
 /// ```swift
 /// let command = try GenerateCommand(arguments: ["--persona", "commuter", "--days", "28", "--out", "c.jsonl"])
@@ -14,7 +15,7 @@ public struct GenerateCommand: SubcommandProtocol, Hashable {
     /// One line for the SUBCOMMANDS list.
     public static let abstract = "Simulate people of a persona: events in JSONL v1 plus their ground truth."
     /// The USAGE line.
-    public static let usage = "smartstack generate --persona <name> --days <n> [--seed <s>] [--users <k>] [--start <date>] [--out <file>] [--truth <file>]"
+    public static let usage = "smartstack generate --persona <name> --days <n> [--seed <s>] [--users <k>] [--start <date>] [--location <mode>] [--no-screen-on] [--stack-size <n>] [--out <file>] [--truth <file>]"
     /// The full help text.
     public static let help = """
         OVERVIEW: \(abstract)
@@ -31,8 +32,22 @@ public struct GenerateCommand: SubcommandProtocol, Hashable {
         and user i's data does not depend on --users. Files are written to a temporary name and
         renamed when complete.
 
+        --location and --no-screen-on change what the phone records, not what the person does:
+        with the same seed the people live the same days and engage the same widgets in every
+        mode. Without screen_on, engagements are written as app_launch events only (as a
+        usage-statistics recorder sees them) and the ground truth is given at each launch of a
+        stacked widget's app: the probability of each widget of its stack given that one of them
+        is launched then (0 for a widget whose app was the last launched: the evaluator merges
+        such a repeat). --stack-size gives each person one stack, 'home', of their first n
+        widgets in their own order, filled up with extra widgets of their own habits (smarthome,
+        banking, steps, shopping, tvguide, parking) when they have fewer; needs of widgets left
+        out are met by launching those apps directly, which no stack counts.
+
         PERSONAS:
         \(rows(Persona.allCases.map { ($0.rawValue, $0.summary) }))
+
+        LOCATION MODES:
+        \(rows(LocationReporting.allCases.map { ($0.rawValue, $0.summary) }))
 
         USAGE: \(usage)
 
@@ -43,6 +58,9 @@ public struct GenerateCommand: SubcommandProtocol, Hashable {
             ("--seed <s>", "The seed, 0...18446744073709551615, decimal or 0x-hex (default 1)."),
             ("--users <k>", "How many users (default 1)."),
             ("--start <date>", "The first local date, YYYY-MM-DD (default 2026-01-05, a Monday)."),
+            ("--location <mode>", "How location is recorded (see LOCATION MODES; default dense)."),
+            ("--no-screen-on", "Write no screen_on or widget_impression events, and engagements as app_launch only."),
+            ("--stack-size <n>", "One stack of n widgets, \(SimulationVariant.stackSizes.lowerBound)-\(SimulationVariant.stackSizes.upperBound), instead of the persona's own stacks."),
             ("--out <file>", "Write the events to <file> (default: standard output)."),
             ("--truth <file>", "Write the ground truth to <file> (default: <out> with .jsonl replaced by .truth.jsonl, or <out>.truth.jsonl; without --out, no truth unless --truth is given)."),
             ("-h, --help", "Show help information."),
@@ -65,8 +83,9 @@ public struct GenerateCommand: SubcommandProtocol, Hashable {
 
     /// Parses the options.
     public init(arguments: [String]) throws(UsageError) {
-        let parsed = try ParsedArguments(arguments, options: ["--persona", "--days", "--seed", "--users", "--start", "--out", "--truth"],
-                                         flags: [])
+        let parsed = try ParsedArguments(arguments, options: ["--persona", "--days", "--seed", "--users", "--start", "--location",
+                                                              "--stack-size", "--out", "--truth"],
+                                         flags: ["--no-screen-on"])
         if let extra = parsed.positional.first { throw UsageError("unexpected argument '\(extra)'") }
         let personaName = try parsed.required("--persona")
         guard let persona = Persona(rawValue: personaName) else {
@@ -79,8 +98,20 @@ public struct GenerateCommand: SubcommandProtocol, Hashable {
         if let text = parsed.value("--start") {
             do { startDay = try SimulationOptions.startDay(parsing: text) } catch { throw UsageError(error.message) }
         }
+        var variant = SimulationVariant()
+        if let mode = parsed.value("--location") {
+            guard let location = LocationReporting(rawValue: mode) else {
+                throw UsageError("unknown location mode '\(mode)' (valid: \(LocationReporting.namesList))")
+            }
+            variant.location = location
+        }
+        variant.recordsScreenOn = !parsed.flag("--no-screen-on")
+        if let text = parsed.value("--stack-size") {
+            guard let size = Int(text) else { throw UsageError("the value of '--stack-size' must be a whole number, got '\(text)'") }
+            variant.stackSize = size
+        }
         do {
-            options = try SimulationOptions(persona: persona, days: days, users: users, seed: seed, startDay: startDay)
+            options = try SimulationOptions(persona: persona, days: days, users: users, seed: seed, startDay: startDay, variant: variant)
         } catch {
             throw UsageError(error.message)
         }
@@ -143,7 +174,8 @@ public struct GenerateCommand: SubcommandProtocol, Hashable {
             throw CommandFailure(error.message)
         }
         let types = EventType.allCases.compactMap { t in summary.byType[t].map { "\(t.rawValue) \($0)" } }.joined(separator: ", ")
-        output.printError("Generated \(summary.events) events for \(summary.users) \(options.persona.rawValue) user(s) x \(summary.days) day(s), seed \(options.seed) -> \(outputPath ?? "standard output")")
+        let variant = options.variant.isDefault ? "" : ", variant \(options.variant)"
+        output.printError("Generated \(summary.events) events for \(summary.users) \(options.persona.rawValue) user(s) x \(summary.days) day(s), seed \(options.seed)\(variant) -> \(outputPath ?? "standard output")")
         output.printError("  by type: \(types)")
         if let truthPath {
             output.printError("Ground truth: \(summary.truthLines) lines -> \(truthPath)")

@@ -85,7 +85,8 @@ public enum DatasetGenerator {
             if truth != nil { truthBuffer.reserveCapacity(flushThreshold + 65_536) }
             for u in 0..<options.users {
                 var sim = UserSimulator(persona: options.persona, userIndex: u, userName: options.userName(u),
-                                        seed: options.seed, startDay: options.startDay, days: options.days)
+                                        seed: options.seed, startDay: options.startDay, days: options.days,
+                                        variant: options.variant)
                 while let day = sim.nextDay() {
                     for e in day.events {
                         JSONLWriter.append(e, to: &eventBuffer)
@@ -138,7 +139,8 @@ public enum DatasetGenerator {
     static func renderUser(_ options: SimulationOptions, _ u: Int, withTruth: Bool) -> UserOutput {
         var out = UserOutput()
         var sim = UserSimulator(persona: options.persona, userIndex: u, userName: options.userName(u),
-                                seed: options.seed, startDay: options.startDay, days: options.days)
+                                seed: options.seed, startDay: options.startDay, days: options.days,
+                                        variant: options.variant)
         while let day = sim.nextDay() {
             for e in day.events {
                 JSONLWriter.append(e, to: &out.events)

@@ -83,6 +83,11 @@ struct IntentContext {
     var segment: Segment
     /// Catalog index of the last app launched (a widget's app), or -1 (none / another app).
     var previousWidget: Int
+    /// Catalog indices of the last widgets engaged, most recent first (at most three; launches
+    /// of other apps in between do not count).
+    var recentEngagements: [Int]
+    /// Seconds since the last engagement of a widget, or `.infinity` before the first.
+    var secondsSinceEngagement: Double
     /// Score of each catalog widget's active relevance hint, 0 when none is active.
     var hints: [Double]
     /// The day's plan.
@@ -112,8 +117,24 @@ protocol PersonaModel {
     func intent(_ c: IntentContext, into w: inout [Double])
     /// Probability that the session begun at this decision point engages some widget.
     func engageProbability(_ c: IntentContext) -> Double
-    /// Mean extra gap between sessions in seconds (on top of the 12-minute minimum).
+    /// Mean extra gap between sessions in seconds (on top of the minimum).
     var sessionGapMean: Double { get }
+    /// Mean extra gap before the next session when the last one was in `segment` (default:
+    /// ``sessionGapMean``), for people whose pace changes through the day.
+    func sessionGapMean(after segment: Segment) -> Double
+    /// The least time between two sessions, in seconds (default 720: 12 minutes, longer than the
+    /// 10-minute attribution window plus the longest engagement delay). Shorter gaps are
+    /// allowed: the evaluator cuts each window at the next decision point, and every session's
+    /// events still come before the next session.
+    var minimumSessionGap: Int { get }
+    /// Probability that a session also opens one of ``otherApps`` (default 0.35).
+    var otherAppChance: Double { get }
+}
+
+extension PersonaModel {
+    func sessionGapMean(after segment: Segment) -> Double { sessionGapMean }
+    var minimumSessionGap: Int { 720 }
+    var otherAppChance: Double { 0.35 }
 }
 
 /// Small helpers for persona models.

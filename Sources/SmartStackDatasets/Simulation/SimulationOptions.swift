@@ -1,6 +1,7 @@
 import SmartStack
 
-/// What to simulate: a persona, how many users and days, the seed and the first date.
+/// What to simulate: a persona, how many users and days, the seed, the first date and the
+/// recording variant.
 ///
 /// ```swift
 /// let options = try SimulationOptions(persona: .commuter, days: 28, users: 3, seed: 1)
@@ -17,22 +18,28 @@ public struct SimulationOptions: Sendable, Hashable {
     public var seed: UInt64
     /// The first local date, as days since 1970-01-01.
     public var startDay: Int
+    /// What the recorder writes and how stacks are laid out (default: as the persona always was).
+    public var variant: SimulationVariant
 
     /// 2026-01-05, a Monday: the default first date.
     public static let defaultStartDay = 20_458
 
     /// Validated options.
-    /// - Throws: ``SimulationError`` when `days` or `users` is not positive.
-    public init(persona: Persona, days: Int, users: Int = 1, seed: UInt64, startDay: Int = SimulationOptions.defaultStartDay) throws(SimulationError) {
+    /// - Throws: ``SimulationError`` when `days` or `users` is not positive, or the variant's
+    ///   stack size is out of range.
+    public init(persona: Persona, days: Int, users: Int = 1, seed: UInt64, startDay: Int = SimulationOptions.defaultStartDay,
+                variant: SimulationVariant = SimulationVariant()) throws(SimulationError) {
         guard days > 0 else { throw SimulationError("days must be a positive number, got \(days)") }
         guard users > 0 else { throw SimulationError("users must be a positive number, got \(users)") }
         guard days <= 36_500 else { throw SimulationError("days must be at most 36500, got \(days)") }
         guard users <= 1_000_000 else { throw SimulationError("users must be at most 1000000, got \(users)") }
+        try variant.validate()
         self.persona = persona
         self.days = days
         self.users = users
         self.seed = seed
         self.startDay = startDay
+        self.variant = variant
     }
 
     /// The id of user `index`: the persona's name, a dash, the index zero-padded to at least two

@@ -10,8 +10,10 @@ public struct SimulatedDay: Sendable {
 
 /// Simulates one person of a persona, day by day, with their own seeded variations.
 ///
-/// Memory is bounded by one day of events. The same (persona, seed, user index, start, days)
-/// always produces the same days, whatever the number of other users generated.
+/// Memory is bounded by one day of events. The same (persona, seed, user index, start, days,
+/// variant) always produces the same days, whatever the number of other users generated. The
+/// recording knobs of the variant (location reporting, `screen_on`) change what is written, not
+/// what the person does: the same seed gives the same sessions and engagements in every mode.
 ///
 /// ```swift
 /// var sim = UserSimulator(persona: .commuter, userIndex: 0, userName: "commuter-00",
@@ -19,8 +21,10 @@ public struct SimulatedDay: Sendable {
 /// while let day = sim.nextDay() { print(day.events.count, day.truth.count) }
 /// ```
 public struct UserSimulator {
-    /// The minimum gap between two `screen_on` sessions, in seconds. Longer than the 10-minute
-    /// attribution window plus the longest engagement delay, so each window holds one session.
+    /// The default minimum gap between two `screen_on` sessions, in seconds. Longer than the
+    /// 10-minute attribution window plus the longest engagement delay, so each window holds one
+    /// session. A persona may use a shorter one (the sequence-driven worker): the evaluator cuts
+    /// each window at the next decision point, and a session's events always come before the next.
     public static let minimumSessionGap: Int64 = 12 * 60
     /// The logging policy's exploration rate.
     public static let epsilon = 0.3
@@ -33,18 +37,29 @@ public struct UserSimulator {
     public let user: String
     private var model: any PersonaModel
     private var rng: SimulationRandom
+    /// Draws of what only the recorder decides (arrival fixes in the sparse location modes), so
+    /// the person's own draws are the same in every recording mode.
+    private var recorderRNG: SimulationRandom
+    private let variant: SimulationVariant
     private let startDay: Int
     private let days: Int
     private var day = 0
     private var eventCounter = 0
     private var previousWidget = -1
+    private var recentEngagements: [Int] = []
+    private var lastEngagementNanos = Int64.min
     private var lastSessionNanos = Int64.min
+    /// The instant of the last event of the previous session.
+    private var lastSessionEndNanos = Int64.min
+    /// The place of the last arrival the sparse location modes reported, or -1.
+    private var arrivalPlace = -1
     private var activeHints: [(widget: Int, from: Int64, until: Int64, score: Double)] = []
     /// The logging policy's engagement counts per stack, by (local hour, catalog widget).
     private var loggerCounts: [[Double]] = []
     private var loggerStack: [String: Int] = [:]
     private var currentStacks: [(id: String, widgets: [Int])] = []
     private var lastKind: SegmentKind?
+    private var lastSessionSegment: Segment?
     private var lastPlace = -1
     private var charging = false
     private var headphonesOn = false
@@ -54,10 +69,21 @@ public struct UserSimulator {
     /// - Parameters:
     ///   - startDay: the first local date, as days since 1970-01-01.
     ///   - days: how many days to simulate.
-    public init(persona: Persona, userIndex: Int, userName: String, seed: UInt64, startDay: Int, days: Int) {
+    ///   - variant: what the recorder writes and how stacks are laid out (validated by
+    ///     ``SimulationOptions``; a stack size outside ``SimulationVariant/stackSizes`` is clamped).
+    public init(persona: Persona, userIndex: Int, userName: String, seed: UInt64, startDay: Int, days: Int,
+                variant: SimulationVariant = SimulationVariant()) {
         var userRNG = SimulationRandom(seed: SimulationRandom.derive(seed, persona.seedSalt, UInt64(userIndex)))
-        self.model = persona.makeModel(days: days, rng: &userRNG)
+        var model = persona.makeModel(days: days, userIndex: userIndex, rng: &userRNG)
+        var variantRNG = SimulationRandom(seed: SimulationRandom.derive(seed, persona.seedSalt, UInt64(userIndex), 0x5641_5249_414E_5453))
+        if let size = variant.stackSize {
+            let clamped = min(max(size, SimulationVariant.stackSizes.lowerBound), SimulationVariant.stackSizes.upperBound)
+            model = ResizedStackModel(base: model, size: clamped, rng: &variantRNG)
+        }
+        self.model = model
         self.rng = userRNG
+        self.recorderRNG = variantRNG
+        self.variant = variant
         self.user = userName
         self.startDay = startDay
         self.days = days
@@ -109,9 +135,10 @@ public struct UserSimulator {
         currentStacks = stacks
 
         // Background: places, locations, context, hints.
-        for seg in plan.segments {
+        for (index, seg) in plan.segments.enumerated() {
             emitTransition(into: seg, plan: plan, emit: emit)
             emitFixes(seg, emit: emit)
+            if variant.location != .dense { recordSparseLocation(segment: index, of: plan, emit: emit) }
             lastKind = seg.kind
         }
         for hint in plan.hints {
@@ -123,9 +150,10 @@ public struct UserSimulator {
         }
 
         // Sessions: screen_on, impressions, engagement, other apps.
-        let gapMean = model.sessionGapMean
-        var t = max(lastSessionNanos == .min ? dayStart : lastSessionNanos + Self.minimumSessionGap * 1_000_000_000, dayStart)
-        t += Int64(rng.exponential(mean: gapMean)) * 1_000_000_000
+        let minimumGap = Int64(model.minimumSessionGap) * 1_000_000_000
+        var t = max(lastSessionNanos == .min ? dayStart : lastSessionNanos + minimumGap, dayStart)
+        if lastSessionEndNanos != .min { t = max(t, lastSessionEndNanos + 10_000_000_000) }
+        t += Int64(rng.exponential(mean: model.sessionGapMean(after: lastSessionSegment ?? plan.segments[0]))) * 1_000_000_000
         var segIndex = 0
         while t < dayEnd {
             let second = Int((t - dayStart) / 1_000_000_000)
@@ -135,11 +163,13 @@ public struct UserSimulator {
                 t = dayStart + Int64(seg.end) * 1_000_000_000 + Int64(rng.exponential(mean: 600)) * 1_000_000_000
                 continue
             }
-            session(at: second, dayStart: dayStart, segment: seg, plan: plan, weekday: weekday,
-                    emit: emit, truth: &truth)
+            let end = session(at: second, dayStart: dayStart, dayEnd: dayEnd, segment: seg, plan: plan, weekday: weekday,
+                              emit: emit, truth: &truth)
             lastSessionNanos = dayStart + Int64(second) * 1_000_000_000
-            t = lastSessionNanos + Self.minimumSessionGap * 1_000_000_000
-                + Int64(rng.exponential(mean: gapMean)) * 1_000_000_000
+            lastSessionEndNanos = end
+            lastSessionSegment = seg
+            t = lastSessionNanos + minimumGap + Int64(rng.exponential(mean: model.sessionGapMean(after: seg))) * 1_000_000_000
+            t = max(t, end + 10_000_000_000)
         }
         activeHints.removeAll { $0.until <= dayEnd }
 
@@ -192,7 +222,9 @@ public struct UserSimulator {
             }
             if place != lastPlace {
                 if lastPlace == -1 || rng.chance(0.85) {
-                    emit(s + rng.uniform(30...240), seg.offset, .place(model.places[place].name))
+                    // Drawn in every mode so the person's later draws do not depend on the recorder.
+                    let delay = rng.uniform(30...240)
+                    if variant.location == .dense { emit(s + delay, seg.offset, .place(model.places[place].name)) }
                 }
                 lastPlace = place
             }
@@ -217,9 +249,72 @@ public struct UserSimulator {
         var s = Double(seg.start) + (seg.start == 0 && lastKind != nil ? rng.uniform(interval) : rng.uniform(15...90))
         while s < Double(seg.end) {
             let (lat, lon) = position(seg, at: s)
-            emit(s, seg.offset, fix(lat, lon))
+            // Drawn in every mode so the person's later draws do not depend on the recorder.
+            let payload = fix(lat, lon)
+            if variant.location == .dense { emit(s, seg.offset, payload) }
             s += rng.uniform(interval)
         }
+    }
+
+    /// What the sparse location modes (`change-only`, `visits`, `geofence`) record for segment
+    /// `index` of `plan`. An arrival is a stay or sleep at another place than the last one
+    /// reported; leaving a place (any travel) makes the next stay an arrival, even back at the
+    /// same place. Draws come from the recorder's own generator.
+    private mutating func recordSparseLocation(segment index: Int, of plan: DayPlan,
+                                               emit: (Double, Int32, EventPayload) -> Void) {
+        let seg = plan.segments[index]
+        guard variant.location != .none else { return }
+        switch seg.kind {
+        case .travel:
+            let wasAtPlace: Bool
+            if let last = lastKind, case .travel = last { wasAtPlace = false } else { wasAtPlace = lastKind != nil }
+            if variant.location == .visits && wasAtPlace && arrivalPlace >= 0 {
+                // iOS reports a departure a few minutes after it, with the visit's coordinates.
+                let at = min(Double(seg.start) + recorderRNG.uniform(30...240), Double(seg.end - 1))
+                emit(at, seg.offset, sparseFix(at: arrivalPlace))
+            }
+            arrivalPlace = -1
+        case .stay(let place), .sleep(let place):
+            guard place != arrivalPlace else { return }
+            arrivalPlace = place
+            if variant.location == .geofence {
+                emit(Double(seg.start) + recorderRNG.uniform(30...240), seg.offset, .place(model.places[place].name))
+                return
+            }
+            // Visit detection takes minutes; a stay shorter than that goes unreported.
+            let delay = lastKind == nil ? recorderRNG.uniform(15...90) : recorderRNG.uniform(60...600)
+            var runEnd = seg.end
+            var next = index + 1
+            while next < plan.segments.count, plan.segments[next].place == place {
+                runEnd = plan.segments[next].end
+                next += 1
+            }
+            let reachesDayEnd = next == plan.segments.count
+            let at = Double(seg.start) + delay
+            guard at < Double(runEnd) || reachesDayEnd else { return }
+            emit(at, seg.offset, sparseFix(at: place))
+        }
+    }
+
+    /// A fix from a significant-change or visit service: mostly within tens of metres (70%),
+    /// sometimes a few hundred (20%), sometimes a cell-tower guess over a kilometre off (10%),
+    /// each with an `accuracy` of the same order as its error.
+    private mutating func sparseFix(at place: Int) -> EventPayload {
+        let kind = recorderRNG.nextDouble()
+        let error: Double, accuracy: Double
+        if kind < 0.7 {
+            error = abs(recorderRNG.normal()) * 25
+            accuracy = 20 + abs(recorderRNG.normal()) * 40
+        } else if kind < 0.9 {
+            error = recorderRNG.uniform(80...250)
+            accuracy = recorderRNG.uniform(150...400)
+        } else {
+            error = recorderRNG.uniform(300...1500)
+            accuracy = recorderRNG.uniform(500...2000)
+        }
+        let p = model.places[place]
+        let (lat, lon) = Shape.nearby(p.lat, p.lon, meters: error, &recorderRNG)
+        return .location(lat: round6(lat), lon: round6(lon), accuracy: (accuracy * 10).rounded() / 10)
     }
 
     private func position(_ seg: Segment, at s: Double) -> (Double, Double) {
@@ -246,9 +341,12 @@ public struct UserSimulator {
     private func round6(_ x: Double) -> Double { (x * 1_000_000).rounded() / 1_000_000 }
     private func round4(_ x: Double) -> Double { (x * 10_000).rounded() / 10_000 }
 
-    private mutating func session(at second: Int, dayStart: Int64, segment seg: Segment, plan: DayPlan,
+    /// One session begun by a `screen_on` at `second`: the logging policy's display, the
+    /// person's engagement, other apps, and the ground truth. Returns the instant of the
+    /// session's last event.
+    private mutating func session(at second: Int, dayStart: Int64, dayEnd: Int64, segment seg: Segment, plan: DayPlan,
                                   weekday: Int, emit: (Double, Int32, EventPayload) -> Void,
-                                  truth: inout [GroundTruthEntry]) {
+                                  truth: inout [GroundTruthEntry]) -> Int64 {
         let nanos = dayStart + Int64(second) * 1_000_000_000
         let time = EventTime(nanosecondsSinceEpoch: nanos, utcOffsetSeconds: seg.offset)
         let catalog = model.catalog
@@ -258,15 +356,22 @@ public struct UserSimulator {
             hints[h.widget] = h.score
             hintFrom[h.widget] = h.from
         }
+        let sinceEngagement = lastEngagementNanos == .min ? Double.infinity : Double(nanos - lastEngagementNanos) / 1e9
         let ctx = IntentContext(hour: Double(time.localSecondsOfDay) / 3600, weekday: time.localWeekday,
                                 day: day, second: second, segment: seg, previousWidget: previousWidget,
+                                recentEngagements: recentEngagements, secondsSinceEngagement: sinceEngagement,
                                 hints: hints, plan: plan)
         for i in weights.indices { weights[i] = 0 }
         model.intent(ctx, into: &weights)
         var stacked = [Bool](repeating: false, count: catalog.count)
         for s in currentStacks { for w in s.widgets { stacked[w] = true } }
+        // With a chosen stack size the person still needs the widgets left out, and opens their
+        // apps directly; otherwise needs are spread over the stacked widgets only (as always).
+        let needsOutsideStacks = variant.stackSize != nil
         var total = 0.0
-        for i in weights.indices { if stacked[i] { weights[i] = max(0, weights[i]); total += weights[i] } else { weights[i] = 0 } }
+        for i in weights.indices {
+            if stacked[i] || needsOutsideStacks { weights[i] = max(0, weights[i]); total += weights[i] } else { weights[i] = 0 }
+        }
         let pEngage = total > 0 ? min(0.95, max(0, model.engageProbability(ctx))) : 0
         var intent = weights
         for i in intent.indices { intent[i] = total > 0 ? pEngage * weights[i] / total : 0 }
@@ -276,7 +381,7 @@ public struct UserSimulator {
         let hour = time.localHour
         var shown: [Int] = []
         var propensities: [[Double]] = []
-        emit(Double(second), seg.offset, .screenOn)
+        if variant.recordsScreenOn { emit(Double(second), seg.offset, .screenOn) }
         for s in currentStacks {
             let n = s.widgets.count
             let slot = loggerSlot(s.id)
@@ -292,8 +397,10 @@ public struct UserSimulator {
             let k = rng.pick(weights: pi)
             shown.append(k)
             propensities.append(pi)
-            emit(Double(second), seg.offset, .widgetImpression(stack: s.id, widget: catalog[s.widgets[k]].id,
-                                                               propensity: pi[k], policy: Self.loggingPolicyName))
+            if variant.recordsScreenOn {
+                emit(Double(second), seg.offset, .widgetImpression(stack: s.id, widget: catalog[s.widgets[k]].id,
+                                                                   propensity: pi[k], policy: Self.loggingPolicyName))
+            }
         }
 
         // The person's intent, then what they actually do given what was shown.
@@ -313,46 +420,103 @@ public struct UserSimulator {
             engagedStack = currentStacks.firstIndex { $0.widgets.contains(target) } ?? -1
             if engagedStack >= 0, currentStacks[engagedStack].widgets[shown[engagedStack]] != target {
                 via = rng.chance(0.2) ? 1 : 2
+            } else if engagedStack < 0 {
+                via = 2
             }
         }
+        let previousApp = previousWidget
         var cursor = Double(second) + rng.uniform(4...90)
-        if engagedWidget >= 0 && engagedStack >= 0 {
-            let s = currentStacks[engagedStack]
+        var lastSecond = Double(second)
+        var launchSecond: Double?
+        if engagedWidget >= 0 {
             let widget = catalog[engagedWidget]
-            if via == 1 {
-                emit(cursor - rng.uniform(1...3), seg.offset,
-                     .widgetSwipe(stack: s.id, from: catalog[s.widgets[shown[engagedStack]]].id, to: widget.id))
-            }
-            if via <= 1 {
-                emit(cursor, seg.offset, .widgetTap(widget: widget.id, stack: s.id))
-                cursor += 1
+            if engagedStack >= 0 {
+                let s = currentStacks[engagedStack]
+                if via == 1 {
+                    let swipeAt = cursor - rng.uniform(1...3)
+                    if variant.recordsScreenOn {
+                        emit(swipeAt, seg.offset, .widgetSwipe(stack: s.id, from: catalog[s.widgets[shown[engagedStack]]].id, to: widget.id))
+                    }
+                }
+                if via <= 1 {
+                    // A usage-statistics recorder sees the app the tap opens, not the tap.
+                    if variant.recordsScreenOn { emit(cursor, seg.offset, .widgetTap(widget: widget.id, stack: s.id)) }
+                    cursor += 1
+                }
+                loggerCounts[loggerSlot(s.id)][hour * catalog.count + engagedWidget] += 1
+                launchSecond = cursor
             }
             emit(cursor, seg.offset, .appLaunch(app: widget.app ?? widget.id))
+            lastSecond = cursor
             previousWidget = engagedWidget
-            loggerCounts[loggerSlot(s.id)][hour * catalog.count + engagedWidget] += 1
+            recentEngagements.insert(engagedWidget, at: 0)
+            if recentEngagements.count > 3 { recentEngagements.removeLast() }
+            lastEngagementNanos = dayStart + Int64(cursor.rounded()) * 1_000_000_000
         }
-        if !model.otherApps.isEmpty && rng.chance(0.35) {
+        if !model.otherApps.isEmpty && rng.chance(model.otherAppChance) {
             cursor += rng.uniform(20...300)
             emit(cursor, seg.offset, .appLaunch(app: model.otherApps[rng.nextInt(below: model.otherApps.count)]))
+            lastSecond = cursor
             previousWidget = -1
         }
 
         // Ground truth per stack.
         let lift = pNone * Self.temptation / Double(max(1, currentStacks.count))
-        for (k, s) in currentStacks.enumerated() {
-            var distribution: [WidgetProbability] = []
-            var intentList: [WidgetProbability] = []
-            distribution.reserveCapacity(s.widgets.count)
-            intentList.reserveCapacity(s.widgets.count)
-            for (j, w) in s.widgets.enumerated() {
-                let id = catalog[w].id
-                distribution.append(WidgetProbability(widget: id, probability: round4(intent[w] + lift * propensities[k][j])))
-                intentList.append(WidgetProbability(widget: id, probability: round4(intent[w])))
+        if variant.recordsScreenOn {
+            for (k, s) in currentStacks.enumerated() {
+                var distribution: [WidgetProbability] = []
+                var intentList: [WidgetProbability] = []
+                distribution.reserveCapacity(s.widgets.count)
+                intentList.reserveCapacity(s.widgets.count)
+                for (j, w) in s.widgets.enumerated() {
+                    let id = catalog[w].id
+                    distribution.append(WidgetProbability(widget: id, probability: round4(intent[w] + lift * propensities[k][j])))
+                    intentList.append(WidgetProbability(widget: id, probability: round4(intent[w])))
+                }
+                truth.append(GroundTruthEntry(
+                    user: user, time: time, stack: s.id, distribution: distribution,
+                    engaged: engagedStack == k ? catalog[engagedWidget].id : nil,
+                    shown: catalog[s.widgets[shown[k]]].id, lift: round4(lift), intent: intentList))
             }
-            truth.append(GroundTruthEntry(
-                user: user, time: time, stack: s.id, distribution: distribution,
-                engaged: engagedStack == k ? catalog[engagedWidget].id : nil,
-                shown: catalog[s.widgets[shown[k]]].id, lift: round4(lift), intent: intentList))
+        } else if let launchSecond {
+            truth += launchTruth(at: launchSecond, dayStart: dayStart, dayEnd: dayEnd, plan: plan, engagedStack: engagedStack,
+                                 engagedWidget: engagedWidget, previousApp: previousApp, intent: intent, lift: lift,
+                                 propensities: propensities)
         }
+        return min(dayStart + Int64(lastSecond.rounded()) * 1_000_000_000, dayEnd - 1_000_000_000)
+    }
+
+    /// The ground truth of data without `screen_on`, whose decision points are the launches of
+    /// stacked widgets' apps: at the launch of `engagedWidget` (stack `engagedStack`), the
+    /// probability of each widget of that stack given that one of them is launched now, and 0
+    /// for every other stack (a session engages one widget at most).
+    ///
+    /// The evaluator merges a launch of the app launched just before it (no `screen_on` in
+    /// between tells a new use from the same one), so such a launch is never a decision point:
+    /// the widget of `previousApp` has probability 0 here.
+    private func launchTruth(at second: Double, dayStart: Int64, dayEnd: Int64, plan: DayPlan, engagedStack: Int,
+                             engagedWidget: Int, previousApp: Int, intent: [Double], lift: Double,
+                             propensities: [[Double]]) -> [GroundTruthEntry] {
+        let catalog = model.catalog
+        let n = min(dayStart + Int64(second.rounded()) * 1_000_000_000, dayEnd - 1_000_000_000)
+        let within = Int((n - dayStart) / 1_000_000_000)
+        let offset = segment(at: within, in: plan).offset
+        let time = EventTime(nanosecondsSinceEpoch: n, utcOffsetSeconds: offset)
+        var entries: [GroundTruthEntry] = []
+        for (k, s) in currentStacks.enumerated() {
+            var raw = [Double](repeating: 0, count: s.widgets.count)
+            if k == engagedStack {
+                for (j, w) in s.widgets.enumerated() where !(previousApp >= 0 && catalog[w].app == catalog[previousApp].app) {
+                    raw[j] = intent[w] + lift * propensities[k][j]
+                }
+            }
+            let sum = raw.reduce(0, +)
+            let distribution = s.widgets.enumerated().map { j, w in
+                WidgetProbability(widget: catalog[w].id, probability: sum > 0 ? round4(raw[j] / sum) : 0)
+            }
+            entries.append(GroundTruthEntry(user: user, time: time, stack: s.id, distribution: distribution,
+                                            engaged: k == engagedStack ? catalog[engagedWidget].id : nil))
+        }
+        return entries
     }
 }
