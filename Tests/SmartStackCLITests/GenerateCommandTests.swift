@@ -105,6 +105,28 @@ import SmartStackDatasets
         }
     }
 
+    /// The bundled datasets' datasheets, each with the command that regenerates its files.
+    static let datasheets = ["commuter", "student", "shiftworker", "traveler", "drift",
+                             "sequence", "structureless", "shiftworker-change-only", "cohort"]
+
+    @Test(arguments: datasheets)
+    func everyBundledDatasetIsWhatItsDatasheetsCommandGenerates(name: String) throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Datasets")
+        let sheet = try String(contentsOf: root.appendingPathComponent(name + ".md"), encoding: .utf8)
+        guard let line = sheet.split(separator: "\n").first(where: { $0.hasPrefix("swift run -c release smartstack generate ") }) else {
+            Issue.record("\(name).md has no regenerate command"); return
+        }
+        let arguments = line.split(separator: " ").dropFirst(6).map(String.init)
+        let command = try GenerateCommand(arguments: arguments)
+        #expect(command.outputPath == "Datasets/\(name).jsonl")
+        var events: [UInt8] = [], truth: [UInt8] = []
+        _ = DatasetGenerator.generate(command.options, events: { (b: [UInt8]) throws(Never) in events += b },
+                                      truth: { (b: [UInt8]) throws(Never) in truth += b })
+        #expect(events == Array(try Data(contentsOf: root.appendingPathComponent(name + ".jsonl"))), "\(name).jsonl")
+        #expect(truth == Array(try Data(contentsOf: root.appendingPathComponent(name + ".truth.jsonl"))), "\(name).truth.jsonl")
+    }
+
     @Test func writesEventsToStandardOutputWithoutOut() throws {
         try withTemporaryDirectory { dir in
             let (code, captured) = try run(try GenerateCommand(arguments: ["--persona", "commuter", "--days", "1", "--truth", dir + "/t.jsonl"]))
