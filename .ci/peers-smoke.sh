@@ -16,4 +16,8 @@ python3 -m venv .build/peers-venv
 .build/peers-venv/bin/python Benchmarks/peers/run.py --smartstack "$bin" --out "$out" "$out/tiny.jsonl"
 test -s "$out/tiny.md"
 test -s "$out/summary.json"
+# A one-day group scored from its first decision (--warmup-days, as for the cohort).
+"$bin" generate --persona cohort --days 1 --users 2 --seed 1 --out "$out/day.jsonl" --truth "$out/day.truth.jsonl"
+.build/peers-venv/bin/python Benchmarks/peers/run.py --smartstack "$bin" --out "$out/day" --warmup-days 0 "$out/day.jsonl"
+grep -q "warm-up 0 days" "$out/day/day.md"
 echo "peers smoke: OK"

@@ -9,10 +9,10 @@ this script feeds that stream online and in order (predict, then learn) to Vowpa
 half as a ceiling. SmartStack's default policy runs in the same run (`smartstack evaluate`),
 and the oracle on simulated sets. Writes <out>/<dataset>.md/.json and <out>/summary.md/.json.
 
-Usage: python run.py --smartstack .build/release/smartstack [--out .build/peers] [datasets...]
+Usage: python run.py --smartstack .build/release/smartstack [--out .build/peers] [--new-personas]
+                     [--warmup-days N] [datasets...]
 """
 import argparse
-import glob
 import json
 import math
 import os
@@ -29,6 +29,11 @@ STUDENTLIFE = [
     os.path.join(REPO, "..", "shared", "datasets", "studentlife_small", "gps_u00_u01_u02.csv"),
 ]
 SEED = 0
+# The datasets of a run without arguments: the five personas the peers were first compared on.
+DEFAULT_PERSONAS = ("commuter", "drift", "shiftworker", "student", "traveler")
+# The personas added for issue 14 (`--new-personas`), with the warm-up each is scored after:
+# the cohort is one day of six people, scored from its first decision.
+NEW_PERSONAS = (("sequence", None), ("structureless", None), ("shiftworker-change-only", None), ("cohort", 0))
 EPSILON = 0.05          # VW exploration, a common default; not tuned
 HIT_TARGET_NOTE = "hit@1 >= SmartStack"
 
@@ -290,8 +295,10 @@ def sklearn_ceiling(rows):
 
 # ----------------------------------------------------------------------------- one dataset
 
-def evaluate(bin_, dataset, policies, extra=()):
+def evaluate(bin_, dataset, policies, extra=(), warmup=None):
     cmd = [bin_, "evaluate", dataset, "--policies", policies, "--json", "--bootstrap", "0", "--threads", "1", "--quiet", *extra]
+    if warmup is not None:
+        cmd += ["--warmup-days", str(warmup)]
     start = time.perf_counter()
     out = run(cmd, stdout=subprocess.PIPE).stdout
     elapsed = time.perf_counter() - start
@@ -303,9 +310,11 @@ def fmt(v, digits=3):
     return "—" if v is None else ("%.*f" % (digits, v))
 
 
-def bench_dataset(bin_, name, dataset, truth, out_dir):
+def bench_dataset(bin_, name, dataset, truth, out_dir, warmup=None):
+    """`warmup`: days not scored (None: the evaluator's default, 7)."""
     export = os.path.join(out_dir, name + ".decisions.jsonl")
-    proc = run([bin_, "export-decisions", dataset, "--out", export, "--time-replay"], stderr=subprocess.PIPE, text=True)
+    warm = [] if warmup is None else ["--warmup-days", str(warmup)]
+    proc = run([bin_, "export-decisions", dataset, "--out", export, "--time-replay", *warm], stderr=subprocess.PIPE, text=True)
     sys.stderr.write(proc.stderr)
     replay_line = [l for l in proc.stderr.splitlines() if l.startswith("replay of ")][-1]
     replay_seconds = float(replay_line.split(" in ")[-1].split(" ")[0])
@@ -313,7 +322,7 @@ def bench_dataset(bin_, name, dataset, truth, out_dir):
     ss, ss_rankings = smartstack_from_export(rows)
     # SmartStack's own run: the evaluator on the same data, default policy alone, one thread,
     # timed end to end (process start, JSONL parsing, replay of every event, metrics).
-    metrics, ss_seconds = evaluate(bin_, dataset, "contextual")
+    metrics, ss_seconds = evaluate(bin_, dataset, "contextual", warmup=warmup)
     m = metrics["contextual"]
     consistent = (m["decisions_with_target"] == ss["n"] and abs(m["hit_at_1"] - ss["hit_at_1"]) < 1e-12
                   and abs(m["mrr"] - ss["mrr"]) < 1e-9)
@@ -352,7 +361,7 @@ def bench_dataset(bin_, name, dataset, truth, out_dir):
                     "hit_at_1": t["hit_at_1"], "mrr": t["mrr"], "decisions_per_second": None, "n": t["n"],
                     "smartstack_same_rows": ss_half})
     if truth:
-        om, _ = evaluate(bin_, dataset, "oracle", ["--truth", truth])
+        om, _ = evaluate(bin_, dataset, "oracle", ["--truth", truth], warmup=warmup)
         o = om["oracle"]
         results.append({"method": "oracle (ground truth, ceiling)", "kind": "oracle", "hit_at_1": o["hit_at_1"], "mrr": o["mrr"],
                         "decisions_per_second": None, "n": o["decisions_with_target"]})
@@ -387,6 +396,7 @@ def bench_dataset(bin_, name, dataset, truth, out_dir):
             r["target_met"] = None
         r["target"] = "; ".join(notes)
     table = {"dataset": name, "source": os.path.relpath(dataset, REPO) if dataset.startswith(REPO) else dataset,
+             **({} if warmup is None else {"warmup_days": warmup}),
              "decisions": len(rows), "scored_with_target": ss["n"], "users": len({r["user"] for r in rows}),
              "smartstack_export_matches_evaluate": consistent, "results": results}
     with open(os.path.join(out_dir, name + ".json"), "w") as f:
@@ -399,7 +409,8 @@ def bench_dataset(bin_, name, dataset, truth, out_dir):
 
 
 def markdown(table):
-    lines = ["### %s (%d decisions, %d scored with a target, %d users)" % (table["dataset"], table["decisions"], table["scored_with_target"], table["users"]), "",
+    warm = "" if "warmup_days" not in table else ", warm-up %d days" % table["warmup_days"]
+    lines = ["### %s (%d decisions, %d scored with a target, %d users%s)" % (table["dataset"], table["decisions"], table["scored_with_target"], table["users"], warm), "",
              "| method | hit@1 | ×SmartStack | hit@1 − SmartStack [95% CI] | hit@1 − SmartStack scorer [95% CI] | MRR | ×SmartStack | decisions/s | ×SmartStack | target met |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in table["results"]:
@@ -470,26 +481,35 @@ def main():
     ap.add_argument("--smartstack", default=os.path.join(REPO, ".build", "release", "smartstack"))
     ap.add_argument("--out", default=os.path.join(REPO, ".build", "peers"))
     ap.add_argument("--no-studentlife", action="store_true", help="skip the imported StudentLife users")
-    ap.add_argument("datasets", nargs="*", help="JSONL datasets (default: every bundled persona in Datasets/ and StudentLife)")
+    ap.add_argument("--new-personas", action="store_true",
+                    help="also the personas added for issue 14: %s (the cohort scored from its first day)" % ", ".join(n for n, _ in NEW_PERSONAS))
+    ap.add_argument("--warmup-days", type=int, default=None,
+                    help="days after each user's first event not scored (default: the evaluator's, 7)")
+    ap.add_argument("datasets", nargs="*", help="JSONL datasets (default: the bundled personas %s and StudentLife)" % ", ".join(DEFAULT_PERSONAS))
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     bin_ = os.path.abspath(a.smartstack)
     if not os.access(bin_, os.X_OK):
         raise SystemExit("smartstack binary not found at %s: run 'swift build -c release --product smartstack'" % bin_)
-    datasets = a.datasets or sorted(p for p in glob.glob(os.path.join(REPO, "Datasets", "*.jsonl")) if not p.endswith(".truth.jsonl"))
+    bundled = lambda name: os.path.join(REPO, "Datasets", name + ".jsonl")
+    datasets = [(p, a.warmup_days) for p in a.datasets] or [(bundled(n), a.warmup_days) for n in DEFAULT_PERSONAS]
+    if a.new_personas:
+        datasets += [(bundled(n), a.warmup_days if w is None else w) for n, w in NEW_PERSONAS]
     jobs = []
-    for p in datasets:
+    for p, warmup in datasets:
         p = os.path.abspath(p)
+        if not os.path.exists(p):
+            raise SystemExit("dataset not found: %s" % p)
         truth = p[:-6] + ".truth.jsonl" if p.endswith(".jsonl") else None
-        jobs.append((os.path.basename(p)[:-6] if p.endswith(".jsonl") else os.path.basename(p), p, truth if truth and os.path.exists(truth) else None))
+        jobs.append((os.path.basename(p)[:-6] if p.endswith(".jsonl") else os.path.basename(p), p, truth if truth and os.path.exists(truth) else None, warmup))
     if not a.datasets and not a.no_studentlife:
         missing = [p for p in STUDENTLIFE if not os.path.exists(p)]
         if missing:
             raise SystemExit("StudentLife files missing: %s (pass --no-studentlife to skip)" % ", ".join(missing))
         sl = os.path.join(a.out, "studentlife.jsonl")
         run([bin_, "import", "studentlife", *STUDENTLIFE, "--out", sl])
-        jobs.append(("studentlife", sl, None))
-    tables = [bench_dataset(bin_, name, path, truth, a.out) for name, path, truth in jobs]
+        jobs.append(("studentlife", sl, None, a.warmup_days))
+    tables = [bench_dataset(bin_, name, path, truth, a.out, warmup) for name, path, truth, warmup in jobs]
     summary(tables, a.out)
 
 

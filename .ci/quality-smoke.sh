@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Smoke run of the rotation-quality harness (Benchmarks/quality, issue 14) so it cannot rot:
+# generates a few small variants with a custom seed, evaluates every policy and the oracle at
+# both warm-ups, checks the tables are written. Figures from a debug build and a 9-day, one-person
+# run mean nothing; the protocol's run is in Benchmarks/quality/README.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=.build/quality-smoke
+rm -rf "$out"
+swift build --product smartstack
+bin="$(swift build --product smartstack --show-bin-path)/smartstack"
+python3 Benchmarks/quality/run.py --smartstack "$bin" --seeds 11 --personas sequence,structureless \
+    --variants default,change-only,no-screen-on,stack-3,one-day --users 1 --days 9 --bootstrap 50 \
+    --no-bundled --out "$out" > /dev/null
+python3 - "$out/quality.json" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))
+names = {r["dataset"] for r in report["rows"]}
+expected = {"sequence", "sequence+change-only", "sequence+no-screen-on", "sequence+stack-3", "sequence+one-day",
+            "structureless", "structureless+one-day", "cohort+one-day", "studentlife"}
+assert expected <= names, sorted(expected - names)
+assert all("oracle_ratio" in r["targets"] for r in report["rows"] if r["simulated"])
+print("quality smoke: OK (%d rows)" % len(report["rows"]))
+PY

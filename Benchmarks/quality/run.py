@@ -1,0 +1,436 @@
+#!/usr/bin/env python3
+"""Rotation quality on people the model was never tuned on (issue 14): the protocol's harness.
+
+For every persona x variant of the test bed and a seed set, generates the datasets with the
+release `smartstack`, evaluates the default policy, the same scorer undamped, the four counting
+baselines and the oracle with `smartstack evaluate --json` (warm-up 0 and 7 days, paired
+intervals against the default policy with `--reference`), does the same on the real StudentLife
+import, and writes one table with every target of the issue checked per dataset, plus a pooled
+summary. Python 3 standard library only.
+
+THE PROTOCOL. Parameters may be chosen by looking at the TUNING seeds only. The REPORT seeds are
+run once, for the final table; nobody looks at them while choosing anything. Results on the
+report seeds are quoted together with the commit that produced them.
+
+Usage:
+  python3 Benchmarks/quality/run.py [--seeds tuning|report|S,S,...] [--out DIR] [--jobs N]
+                                    [--personas P,...] [--variants V,...] [--no-studentlife]
+                                    [--peers --peers-python PY] [--smartstack BIN]
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+# The two seed sets of the protocol. Seed 1 makes the bundled Datasets/ and seed 2 was used by
+# the peers README, so both belong to tuning. Never tune on REPORT_SEEDS.
+TUNING_SEEDS = (1, 2)
+REPORT_SEEDS = (7001, 7002)
+
+# People per seed: 28-day datasets get USERS_PER_SEED, one-day ones ONE_DAY_USERS (a group).
+USERS_PER_SEED = 4
+ONE_DAY_USERS = 6
+DAYS = 28
+
+PERSONAS = ("commuter", "student", "shiftworker", "traveler", "drift", "sequence", "structureless")
+# Variant name -> (generate options, days, users per seed or None for the default).
+VARIANTS = {
+    "default": ([], DAYS, None),
+    "change-only": (["--location", "change-only"], DAYS, None),
+    "no-screen-on": (["--no-screen-on"], DAYS, None),
+    "stack-3": (["--stack-size", "3"], DAYS, None),
+    "stack-12": (["--stack-size", "12"], DAYS, None),
+    "one-day": ([], 1, ONE_DAY_USERS),
+}
+# The cohort (six different people) is only meaningful as a short group recording.
+EXTRA_ROWS = (("cohort", "one-day"),)
+
+BASELINES = ("mfu", "mru", "frecency", "time-of-day")
+DEFAULT_POLICY = "contextual"
+UNDAMPED = "margin=0,dwell=0s,cap=none,swipe_hold=0s"
+WARMUPS = (0, 7)
+BOOTSTRAP = 1000
+
+# Targets of issue 14.
+ORACLE_RATIO = 0.85
+ROTATION_COST = 0.02
+
+STUDENTLIFE = [
+    os.path.join(REPO, "..", "shared", "datasets", "studentlife_small", "foreground_snapshots_u00_u01_u02.csv"),
+    os.path.join(REPO, "..", "shared", "datasets", "studentlife_small", "gps_u00_u01_u02.csv"),
+]
+BUNDLED = ("commuter", "student", "shiftworker", "traveler", "drift")
+FLICKER_REFERENCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "flicker-reference.json")
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def run(cmd, capture=True):
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError("failed (%d): %s\n%s" % (proc.returncode, " ".join(cmd), proc.stderr.strip()))
+    return proc.stdout
+
+
+# ----------------------------------------------------------------------------- datasets
+
+class Dataset:
+    """One row of the table: a persona x variant over the seed set (users renamed per seed and
+    merged into one file), or a real recording."""
+
+    def __init__(self, name, path, truth, days, simulated):
+        self.name, self.path, self.truth, self.days, self.simulated = name, path, truth, days, simulated
+
+    @property
+    def warmups(self):
+        return [w for w in WARMUPS if w < self.days]
+
+
+USER_FIELD = re.compile(r'"user":"([^"\\]*)"')
+
+
+def merge(parts, out_path, truth_path):
+    """Concatenates per-seed files, prefixing each user with its seed (`s7001/commuter-00`) so
+    people of different seeds stay different people. Files stay sorted by user."""
+    for kind, target in (("events", out_path), ("truth", truth_path)):
+        with open(target + ".tmp", "w") as out:
+            for seed, events, truth in parts:
+                src = events if kind == "events" else truth
+                with open(src) as f:
+                    for line in f:
+                        out.write(USER_FIELD.sub(lambda m: '"user":"s%d/%s"' % (seed, m.group(1)), line, count=1))
+        os.replace(target + ".tmp", target)
+
+
+def generate(bin_, persona, variant, seeds, users, work, length=DAYS):
+    options, days, one_day_users = VARIANTS[variant]
+    users = one_day_users or users
+    days = length if days == DAYS else days
+    name = persona if variant == "default" else "%s+%s" % (persona, variant)
+    parts = []
+    for seed in seeds:
+        path = os.path.join(work, "%s.s%d.jsonl" % (name, seed))
+        run([bin_, "generate", "--persona", persona, "--days", str(days), "--users", str(users),
+             "--seed", str(seed), *options, "--out", path], capture=False)
+        parts.append((seed, path, path[:-6] + ".truth.jsonl"))
+    merged = os.path.join(work, name + ".jsonl")
+    merge(parts, merged, merged[:-6] + ".truth.jsonl")
+    for _, events, truth in parts:
+        os.remove(events)
+        os.remove(truth)
+    return Dataset(name, merged, merged[:-6] + ".truth.jsonl", days, True)
+
+
+def import_studentlife(bin_, work):
+    missing = [p for p in STUDENTLIFE if not os.path.exists(p)]
+    if missing:
+        raise SystemExit("StudentLife files missing: %s (pass --no-studentlife to skip)" % ", ".join(missing))
+    path = os.path.join(work, "studentlife.jsonl")
+    run([bin_, "import", "studentlife", *STUDENTLIFE, "--out", path], capture=False)
+    return Dataset("studentlife", path, None, 10_000, False)
+
+
+# ----------------------------------------------------------------------------- evaluation
+
+def evaluate(bin_, dataset, warmup, undamped, bootstrap=BOOTSTRAP):
+    """One `smartstack evaluate --json` run: the default rotation with every policy and paired
+    intervals against the default policy, or the undamped rotation (no intervals needed)."""
+    policies = [DEFAULT_POLICY] + ([] if undamped else list(BASELINES))
+    if dataset.simulated:
+        policies.append("oracle")
+    cmd = [bin_, "evaluate", dataset.path, "--policies", ",".join(policies), "--warmup-days", str(warmup),
+           "--json", "--quiet", "--threads", "1"]
+    if dataset.truth:
+        cmd += ["--truth", dataset.truth]
+    if undamped:
+        cmd += ["--rotation", UNDAMPED, "--bootstrap", "0"]
+    else:
+        cmd += ["--reference", DEFAULT_POLICY, "--bootstrap", str(bootstrap)]
+    report = json.loads(run(cmd))
+    return {"decisions": report["dataset"]["decision_points"], "users": report["dataset"]["users_evaluated"],
+            "policies": {p["name"]: {"metrics": p["metrics"], "paired": p.get("paired")} for p in report["policies"]}}
+
+
+def check(dataset, warmup, damped, undamped, flicker_reference):
+    """Every target of the issue on one dataset at one warm-up."""
+    pol = damped["policies"]
+    d = pol[DEFAULT_POLICY]["metrics"]
+    u = undamped["policies"][DEFAULT_POLICY]["metrics"]
+    row = {"dataset": dataset.name, "warmup_days": warmup, "simulated": dataset.simulated,
+           "users": damped["users"], "decisions": damped["decisions"],
+           "decisions_with_target": d["decisions_with_target"],
+           "hit_at_1": {name: p["metrics"]["hit_at_1"] for name, p in pol.items()},
+           "mrr": {name: p["metrics"]["mrr"] for name, p in pol.items()},
+           "undamped_hit_at_1": u["hit_at_1"]}
+    if "oracle" in undamped["policies"]:
+        row["oracle_undamped_hit_at_1"] = undamped["policies"]["oracle"]["metrics"]["hit_at_1"]
+    targets = {}
+    if dataset.simulated:
+        o = pol["oracle"]["metrics"]["hit_at_1"]
+        row["oracle_ratio"] = d["hit_at_1"] / o if o else None
+        targets["oracle_ratio"] = row["oracle_ratio"] is not None and row["oracle_ratio"] >= ORACLE_RATIO
+    # Baselines: the best by hit@1, its gap with the paired interval (baseline - default,
+    # negated), and any baseline ahead by more than chance (its interval above zero).
+    best = max(BASELINES, key=lambda b: pol[b]["metrics"]["hit_at_1"])
+    paired = pol[best]["paired"]
+    lo, hi = paired["ci"]["hit_at_1"]
+    row["best_baseline"] = best
+    row["gap_to_best"] = -paired["difference"]["hit_at_1"]
+    row["gap_to_best_ci"] = [-hi, -lo]
+    row["baselines_ahead"] = [b for b in BASELINES if pol[b]["paired"]["ci"]["hit_at_1"][0] > 0]
+    targets["at_least_best_baseline"] = row["gap_to_best"] >= 0
+    targets["no_baseline_ahead_beyond_chance"] = not row["baselines_ahead"]
+    # Rotation: its cost against the same scorer undamped, and its calm.
+    row["rotation_cost"] = u["hit_at_1"] - d["hit_at_1"]
+    row["unnecessary_rotation_rate"] = [d["unnecessary_rotation_rate"], u["unnecessary_rotation_rate"]]
+    row["flicker_rate"] = [d["flicker_rate"], u["flicker_rate"]]
+    row["rotations_per_active_hour"] = [d["rotations_per_active_hour"], u["rotations_per_active_hour"]]
+    targets["rotation_cost"] = row["rotation_cost"] <= ROTATION_COST
+    targets["unnecessary_not_above_undamped"] = (d["unnecessary_rotation_rate"] or 0) <= (u["unnecessary_rotation_rate"] or 0)
+    ref = flicker_reference.get(dataset.name, {}).get(str(warmup)) if flicker_reference else None
+    if ref is not None:
+        row["flicker_reference"] = ref
+        targets["flicker_not_above_reference"] = (d["flicker_rate"] or 0) <= ref
+    row["targets"] = targets
+    return row
+
+
+# ----------------------------------------------------------------------------- peers
+
+def peers(args, dataset, warmup, out_dir):
+    """Benchmarks/peers on one dataset: the best online peer's hit@1 minus the default policy's,
+    paired over user-days."""
+    target = os.path.join(out_dir, "peers", "%s.w%d" % (dataset.name, warmup))
+    os.makedirs(target, exist_ok=True)
+    run([args.peers_python, os.path.join(REPO, "Benchmarks", "peers", "run.py"), "--smartstack", args.smartstack,
+         "--out", target, "--warmup-days", str(warmup), dataset.path], capture=False)
+    name = os.path.basename(dataset.path)[:-6]
+    with open(os.path.join(target, name + ".json")) as f:
+        table = json.load(f)
+    online = [r for r in table["results"] if r["kind"] in ("vw", "river", "linucb", "ts")]
+    return {r["kind"]: {"hit_at_1": r["hit_at_1"], "difference": r["paired_vs_smartstack"]["difference"],
+                        "ci": r["paired_vs_smartstack"]["ci95"]} for r in online}
+
+
+# ----------------------------------------------------------------------------- report
+
+def fmt(v, digits=3, signed=False):
+    if v is None:
+        return "—"
+    return ("%+.*f" if signed else "%.*f") % (digits, v)
+
+
+def mark(ok):
+    return "—" if ok is None else ("yes" if ok else "**NO**")
+
+
+TARGET_LABELS = [
+    ("oracle_ratio", "hit@1 >= 0.85 x oracle"),
+    ("at_least_best_baseline", ">= best baseline (mfu, mru, frecency, time-of-day)"),
+    ("no_baseline_ahead_beyond_chance", "no baseline ahead by more than chance"),
+    ("rotation_cost", "rotation costs <= 0.02 hit@1 vs undamped"),
+    ("unnecessary_not_above_undamped", "unnecessary rotations <= undamped"),
+    ("flicker_not_above_reference", "flicker <= today's defaults (bundled personas)"),
+    ("peers", "no peer ahead by more than chance"),
+]
+
+
+def markdown(rows, header):
+    lines = [header, "",
+             "| dataset | warm-up | users | decisions with target | default | undamped | oracle | ÷ oracle | best baseline | default − best [95% CI] | rotation cost | unnecessary (default / undamped) | flicker (default / undamped) | targets missed |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|"]
+    for r in rows:
+        h = r["hit_at_1"]
+        missed = [k for k, ok in r["targets"].items() if ok is False]
+        ci = r["gap_to_best_ci"]
+        lines.append("| %s | %d | %d | %d | %s | %s | %s | %s | %s %s | %s [%s, %s] | %s | %s / %s | %s / %s | %s |" % (
+            r["dataset"], r["warmup_days"], r["users"], r["decisions_with_target"],
+            fmt(h[DEFAULT_POLICY]), fmt(r["undamped_hit_at_1"]), fmt(h.get("oracle")),
+            fmt(r.get("oracle_ratio"), 2), r["best_baseline"], fmt(h[r["best_baseline"]]),
+            fmt(r["gap_to_best"], signed=True), fmt(ci[0], signed=True), fmt(ci[1], signed=True),
+            fmt(r["rotation_cost"], signed=True),
+            fmt(r["unnecessary_rotation_rate"][0]), fmt(r["unnecessary_rotation_rate"][1]),
+            fmt(r["flicker_rate"][0], 4), fmt(r["flicker_rate"][1], 4),
+            ", ".join(missed) if missed else "none"))
+    return "\n".join(lines) + "\n"
+
+
+def summary(rows, seeds, elapsed):
+    lines = ["## Summary", "",
+             "Seeds %s; %d rows (dataset x warm-up); run time %.0f s." % (", ".join(map(str, seeds)), len(rows), elapsed), "",
+             "| target | met | missed on |", "|---|---:|---|"]
+    for key, label in TARGET_LABELS:
+        checked = [r for r in rows if key in r["targets"]]
+        if not checked:
+            continue
+        missed = ["%s (w%d)" % (r["dataset"], r["warmup_days"]) for r in checked if not r["targets"][key]]
+        lines.append("| %s | %d of %d | %s |" % (label, len(checked) - len(missed), len(checked), ", ".join(missed) or "—"))
+    # Pooled over rows, weighted by decisions with a target (each row's people count once).
+    pooled = {}
+    for w in WARMUPS:
+        sel = [r for r in rows if r["warmup_days"] == w]
+        if not sel:
+            continue
+        n = sum(r["decisions_with_target"] for r in sel)
+        names = [DEFAULT_POLICY, "undamped"] + list(BASELINES)
+        pooled[w] = {p: sum((r["undamped_hit_at_1"] if p == "undamped" else r["hit_at_1"][p]) * r["decisions_with_target"] for r in sel) / n
+                     for p in names}
+        sim = [r for r in sel if r["simulated"]]
+        ns = sum(r["decisions_with_target"] for r in sim)
+        if ns:
+            pooled[w]["oracle (simulated rows)"] = sum(r["hit_at_1"]["oracle"] * r["decisions_with_target"] for r in sim) / ns
+            pooled[w]["default (simulated rows)"] = sum(r["hit_at_1"][DEFAULT_POLICY] * r["decisions_with_target"] for r in sim) / ns
+    lines += ["", "Pooled hit@1 (weighted by decisions with a target):", "",
+              "| warm-up | " + " | ".join(pooled[next(iter(pooled))].keys()) + " |",
+              "|---:|" + "---:|" * len(pooled[next(iter(pooled))])]
+    for w, vals in pooled.items():
+        lines.append("| %d | %s |" % (w, " | ".join(fmt(v) for v in vals.values())))
+    return "\n".join(lines) + "\n", pooled
+
+
+# ----------------------------------------------------------------------------- main
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--smartstack", default=os.path.join(REPO, ".build", "release", "smartstack"))
+    ap.add_argument("--seeds", default="tuning", help="tuning (default), report, or a comma-separated list")
+    ap.add_argument("--out", default=os.path.join(REPO, ".build", "quality"))
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--users", type=int, default=USERS_PER_SEED, help="people per seed in 28-day datasets")
+    ap.add_argument("--days", type=int, default=DAYS, help="days of the multi-day datasets (smoke runs only; the protocol is 28)")
+    ap.add_argument("--personas", default=",".join(PERSONAS))
+    ap.add_argument("--variants", default=",".join(VARIANTS))
+    ap.add_argument("--no-cohort", action="store_true", help="skip the one-day cohort")
+    ap.add_argument("--no-studentlife", action="store_true", help="skip the real StudentLife users")
+    ap.add_argument("--no-bundled", action="store_true", help="skip the bundled personas (and so the flicker target)")
+    ap.add_argument("--bootstrap", type=int, default=BOOTSTRAP, help="bootstrap resamples (smoke runs only; the protocol is 1000)")
+    ap.add_argument("--flicker-reference", default=FLICKER_REFERENCE,
+                    help="flicker of today's defaults on the bundled personas (see --write-flicker-reference)")
+    ap.add_argument("--write-flicker-reference", action="store_true",
+                    help="evaluate the bundled personas with --smartstack and write the flicker reference, then stop")
+    ap.add_argument("--smartstack-label", default=None, help="how the flicker reference names the binary (e.g. its commit)")
+    ap.add_argument("--peers", action="store_true", help="also run Benchmarks/peers on every dataset (slow)")
+    ap.add_argument("--peers-python", default=os.path.join(REPO, ".build", "peers-venv", "bin", "python"))
+    a = ap.parse_args()
+    a.smartstack_label = a.smartstack_label or a.smartstack
+    a.smartstack = os.path.abspath(a.smartstack)
+    if not os.access(a.smartstack, os.X_OK):
+        raise SystemExit("smartstack binary not found at %s: run 'swift build -c release --product smartstack'" % a.smartstack)
+    if a.write_flicker_reference:
+        return write_flicker_reference(a)
+    seeds = TUNING_SEEDS if a.seeds == "tuning" else REPORT_SEEDS if a.seeds == "report" else tuple(int(s) for s in a.seeds.split(","))
+    if a.seeds not in ("tuning", "report") and set(seeds) & set(REPORT_SEEDS):
+        raise SystemExit("report seeds are run as a set: use --seeds report")
+    personas = [p for p in a.personas.split(",") if p]
+    variants = [v for v in a.variants.split(",") if v]
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        raise SystemExit("unknown variant(s) %s (valid: %s)" % (", ".join(unknown), ", ".join(VARIANTS)))
+    work = os.path.join(a.out, "data")
+    os.makedirs(work, exist_ok=True)
+    started = time.time()
+    flicker_reference = None
+    if os.path.exists(a.flicker_reference):
+        with open(a.flicker_reference) as f:
+            flicker_reference = json.load(f)["flicker_rate"]
+
+    combos = [(p, v) for p in personas for v in variants] + ([] if a.no_cohort else [r for r in EXTRA_ROWS if r[1] in variants])
+    log("generating %d datasets x %d seeds (%s) with %d jobs ..." % (len(combos), len(seeds), ", ".join(map(str, seeds)), a.jobs))
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
+        datasets = list(pool.map(lambda c: generate(a.smartstack, c[0], c[1], seeds, a.users, work, a.days), combos))
+        if not a.no_studentlife:
+            datasets.append(import_studentlife(a.smartstack, work))
+        if flicker_reference and not a.no_bundled:
+            for name in BUNDLED:
+                if name in flicker_reference:
+                    path = os.path.join(REPO, "Datasets", name + ".jsonl")
+                    datasets.append(Dataset("bundled:" + name, path, path[:-6] + ".truth.jsonl", DAYS, True))
+        log("evaluating (%.0f s in) ..." % (time.time() - started))
+        jobs = [(d, w, undamped) for d in datasets for w in d.warmups for undamped in (False, True)]
+        # Longest first keeps both cores busy to the end.
+        jobs.sort(key=lambda j: -os.path.getsize(j[0].path) * (1 if j[2] else 3))
+        futures = {(d.name, w, undamped): pool.submit(evaluate, a.smartstack, d, w, undamped, a.bootstrap) for d, w, undamped in jobs}
+        results = {k: f.result() for k, f in futures.items()}
+    flicker_by_name = {("bundled:" + k): v for k, v in (flicker_reference or {}).items()}
+    rows = [check(d, w, results[(d.name, w, False)], results[(d.name, w, True)], flicker_by_name)
+            for d in datasets for w in d.warmups]
+    if a.peers:
+        log("peers (%.0f s in) ..." % (time.time() - started))
+        # One warm-up per dataset: 7 days, or none for the one-day sets.
+        todo = [(r, d) for d in datasets if not d.name.startswith("bundled:") for r in rows
+                if r["dataset"] == d.name and r["warmup_days"] == (0 if d.days <= 7 else 7)]
+        with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
+            found = list(pool.map(lambda rd: peers(a, rd[1], rd[0]["warmup_days"], a.out), todo))
+        for (r, _), p in zip(todo, found):
+            r["peers"] = p
+            r["targets"]["peers"] = all(x["ci"][0] <= 0 for x in p.values())
+    elapsed = time.time() - started
+    test_rows = [r for r in rows if not r["dataset"].startswith("bundled:")]
+    bundled_rows = [r for r in rows if r["dataset"].startswith("bundled:")]
+    which = "report" if seeds == REPORT_SEEDS else "tuning" if seeds == TUNING_SEEDS else "custom"
+    md = "# Rotation quality, %s seeds (%s)\n\n" % (which, ", ".join(map(str, seeds)))
+    md += markdown(test_rows, "## Every dataset")
+    if bundled_rows:
+        md += "\n" + markdown(bundled_rows, "## Bundled personas (Datasets/, seed 1: tuning data), for the flicker target")
+    text, pooled = summary(rows, seeds, elapsed)
+    md += "\n" + text
+    if a.peers:
+        md += "\n" + peers_table(rows)
+    with open(os.path.join(a.out, "quality.md"), "w") as f:
+        f.write(md)
+    with open(os.path.join(a.out, "quality.json"), "w") as f:
+        json.dump({"seeds": list(seeds), "seed_set": which, "smartstack": a.smartstack, "elapsed_seconds": elapsed,
+                   "rows": rows, "pooled_hit_at_1": {str(k): v for k, v in pooled.items()}}, f, indent=1)
+    print(md, flush=True)
+    log("wrote %s/quality.md and quality.json in %.0f s" % (a.out, elapsed))
+
+
+def peers_table(rows):
+    lines = ["## Peers (Benchmarks/peers): each online peer's hit@1 minus the default policy's, paired over user-days [95% CI]", "",
+             "| dataset | warm-up | VW | River | LinUCB | TS |", "|---|---:|---:|---:|---:|---:|"]
+    means = {}
+    for r in rows:
+        if "peers" not in r:
+            continue
+        cells = []
+        for k in ("vw", "river", "linucb", "ts"):
+            p = r["peers"].get(k)
+            means.setdefault(k, []).append(p["hit_at_1"] if p else None)
+            cells.append("%s [%s, %s]" % (fmt(p["difference"], signed=True), fmt(p["ci"][0], signed=True), fmt(p["ci"][1], signed=True)) if p else "—")
+        means.setdefault("default", []).append(r["hit_at_1"][DEFAULT_POLICY])
+        lines.append("| %s | %d | %s |" % (r["dataset"], r["warmup_days"], " | ".join(cells)))
+    mean = {k: sum(v) / len(v) for k, v in means.items() if v and None not in v}
+    ahead = [k for k in mean if k != "default" and mean[k] >= mean["default"]]
+    lines += ["", "Mean hit@1 over these datasets: " + ", ".join("%s %.3f" % kv for kv in mean.items()) + ".",
+              "The default policy's mean is above every peer's: %s" % ("yes" if not ahead else "**NO** (" + ", ".join(ahead) + ")"), ""]
+    return "\n".join(lines)
+
+
+def write_flicker_reference(a):
+    """The flicker rate of the default policy under the default rotation on the bundled personas,
+    per warm-up: the level the rotation target says must not rise. Run it with today's binary."""
+    out = {}
+    for name in BUNDLED:
+        path = os.path.join(REPO, "Datasets", name + ".jsonl")
+        out[name] = {}
+        for w in WARMUPS:
+            report = json.loads(run([a.smartstack, "evaluate", path, "--policies", DEFAULT_POLICY, "--warmup-days", str(w),
+                                     "--json", "--quiet", "--bootstrap", "0", "--threads", "1"]))
+            out[name][str(w)] = report["policies"][0]["metrics"]["flicker_rate"]
+    with open(a.flicker_reference, "w") as f:
+        json.dump({"binary": a.smartstack_label, "rotation": "defaults", "flicker_rate": out}, f, indent=1, sort_keys=True)
+        f.write("\n")
+    log("wrote %s" % a.flicker_reference)
+
+
+if __name__ == "__main__":
+    main()
