@@ -87,8 +87,14 @@ class Dataset:
     """One row of the table: a persona x variant over the seed set (users renamed per seed and
     merged into one file), or a real recording."""
 
-    def __init__(self, name, path, truth, days, simulated):
+    def __init__(self, name, path, truth, days, simulated, variant=None):
         self.name, self.path, self.truth, self.days, self.simulated = name, path, truth, days, simulated
+        self.variant = variant
+
+    @property
+    def peers_variant(self):
+        """The variant that selects it for the peers (real recordings count as `default`)."""
+        return self.variant or ("default" if not self.simulated else None)
 
     @property
     def warmups(self):
@@ -127,7 +133,7 @@ def generate(bin_, persona, variant, seeds, users, work, length=DAYS):
     for _, events, truth in parts:
         os.remove(events)
         os.remove(truth)
-    return Dataset(name, merged, merged[:-6] + ".truth.jsonl", days, True)
+    return Dataset(name, merged, merged[:-6] + ".truth.jsonl", days, True, variant)
 
 
 def import_studentlife(bin_, work):
@@ -141,7 +147,7 @@ def import_studentlife(bin_, work):
 
 # ----------------------------------------------------------------------------- evaluation
 
-def evaluate(bin_, dataset, warmup, undamped, bootstrap=BOOTSTRAP):
+def evaluate(bin_, dataset, warmup, undamped, bootstrap=BOOTSTRAP, dump_dir=None):
     """One `smartstack evaluate --json` run: the default rotation with every policy and paired
     intervals against the default policy, or the undamped rotation (no intervals needed)."""
     policies = [DEFAULT_POLICY] + ([] if undamped else list(BASELINES))
@@ -155,7 +161,11 @@ def evaluate(bin_, dataset, warmup, undamped, bootstrap=BOOTSTRAP):
         cmd += ["--rotation", UNDAMPED, "--bootstrap", "0"]
     else:
         cmd += ["--reference", DEFAULT_POLICY, "--bootstrap", str(bootstrap)]
-    report = json.loads(run(cmd))
+    out = run(cmd)
+    if dump_dir:
+        with open(os.path.join(dump_dir, "%s.w%d.%s.json" % (dataset.name.replace(":", "-"), warmup, "undamped" if undamped else "default")), "w") as f:
+            f.write(out)
+    report = json.loads(out)
     return {"decisions": report["dataset"]["decision_points"], "users": report["dataset"]["users_evaluated"],
             "policies": {p["name"]: {"metrics": p["metrics"], "paired": p.get("paired")} for p in report["policies"]}}
 
@@ -318,7 +328,9 @@ def main():
     ap.add_argument("--write-flicker-reference", action="store_true",
                     help="evaluate the bundled personas with --smartstack and write the flicker reference, then stop")
     ap.add_argument("--smartstack-label", default=None, help="how the flicker reference names the binary (e.g. its commit)")
-    ap.add_argument("--peers", action="store_true", help="also run Benchmarks/peers on every dataset (slow)")
+    ap.add_argument("--peers", action="store_true", help="also run Benchmarks/peers (slow) on the --peers-variants datasets and StudentLife")
+    ap.add_argument("--peers-variants", default="default,one-day",
+                    help="variants the peers run on (default: default,one-day; 'all' for every one: hours, as LinUCB on 12-widget stacks is slow)")
     ap.add_argument("--peers-python", default=os.path.join(REPO, ".build", "peers-venv", "bin", "python"))
     a = ap.parse_args()
     a.smartstack_label = a.smartstack_label or a.smartstack
@@ -358,7 +370,10 @@ def main():
         jobs = [(d, w, undamped) for d in datasets for w in d.warmups for undamped in (False, True)]
         # Longest first keeps both cores busy to the end.
         jobs.sort(key=lambda j: -os.path.getsize(j[0].path) * (1 if j[2] else 3))
-        futures = {(d.name, w, undamped): pool.submit(evaluate, a.smartstack, d, w, undamped, a.bootstrap) for d, w, undamped in jobs}
+        reports = os.path.join(a.out, "reports")
+        os.makedirs(reports, exist_ok=True)
+        futures = {(d.name, w, undamped): pool.submit(evaluate, a.smartstack, d, w, undamped, a.bootstrap, reports)
+                   for d, w, undamped in jobs}
         results = {k: f.result() for k, f in futures.items()}
     flicker_by_name = {("bundled:" + k): v for k, v in (flicker_reference or {}).items()}
     rows = [check(d, w, results[(d.name, w, False)], results[(d.name, w, True)], flicker_by_name)
@@ -366,7 +381,8 @@ def main():
     if a.peers:
         log("peers (%.0f s in) ..." % (time.time() - started))
         # One warm-up per dataset: 7 days, or none for the one-day sets.
-        todo = [(r, d) for d in datasets if not d.name.startswith("bundled:") for r in rows
+        wanted = set(VARIANTS) if a.peers_variants == "all" else set(a.peers_variants.split(","))
+        todo = [(r, d) for d in datasets if d.peers_variant in wanted for r in rows
                 if r["dataset"] == d.name and r["warmup_days"] == (0 if d.days <= 7 else 7)]
         with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
             found = list(pool.map(lambda rd: peers(a, rd[1], rd[0]["warmup_days"], a.out), todo))
