@@ -99,6 +99,17 @@ import SmartStack
         }
     }
 
+    @Test func snapshotOfAnotherVersionIsRefusedByItsVersion() throws {
+        let bytes = try richScript().engine("contextual").snapshot()
+        // Version 2 (first, little-endian), then bytes this version's layout cannot read.
+        let older: [UInt8] = [2, 0, 0, 0, 0, 0, 0, 0] + bytes.dropFirst(8).prefix(100)
+        let error = #expect(throws: EngineError.self) {
+            try UserEngine(user: "u", policy: PolicySpec(parsing: "contextual"), restoring: older)
+        }
+        #expect(error?.kind == .invalidSnapshot)
+        #expect(error?.message.hasPrefix("snapshot for user 'u' has version 2; this engine reads version ") == true)
+    }
+
     @Test func sameSeedSameAnswersOtherSeedOtherExploration() throws {
         let s = richScript()
         let a = try decisions(s.engine("bandit:epsilon=0.5", seed: 1), from: 14)

@@ -30,12 +30,14 @@ extension UserEngine {
     /// - Complexity: O(size of the state).
     public convenience init(user: String, policy: PolicySpec, rotation: RotationParameters = RotationParameters(), seed: UInt64 = 0, restoring snapshot: [UInt8]) throws(EngineError) {
         let resolved = try ResolvedPolicy(policy)
+        // The version is the first field: another version's layout is refused as such, not by
+        // where its bytes stop making sense in this one.
+        if let version = try? SnapshotCoder.decodePrefix(Int.self, from: snapshot), version != Snapshot.currentVersion {
+            throw EngineError(.invalidSnapshot, "snapshot for user '\(user)' has version \(version); this engine reads version \(Snapshot.currentVersion)")
+        }
         let s: Snapshot
         do { s = try SnapshotCoder.decode(Snapshot.self, from: snapshot) } catch {
             throw EngineError(.invalidSnapshot, "snapshot for user '\(user)' is not readable (\(snapshot.count) bytes): \(error)")
-        }
-        guard s.version == Snapshot.currentVersion else {
-            throw EngineError(.invalidSnapshot, "snapshot for user '\(user)' has version \(s.version); this engine reads version \(Snapshot.currentVersion)")
         }
         let stacks = s.features.stacks.count, widgets = s.features.widgets.count
         let r = s.rotation

@@ -26,6 +26,12 @@ enum SnapshotCoder {
         return value
     }
 
+    /// The value of type `T` that `bytes` start with, whatever follows: a snapshot's version,
+    /// read before the rest is read with this version's layout.
+    static func decodePrefix<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        try read(type, from: Source(bytes: bytes))
+    }
+
     // MARK: Writing
 
     final class Sink {
