@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import SmartStack
 
@@ -29,6 +30,38 @@ import SmartStack
         #expect(try s.engine("time-of-day").ranking(stack: "home", at: Script.time(day: 12, 8, 30)).top == "a")
         let mru = try s.engine("mru").ranking(stack: "home", at: at)
         #expect(mru.widgets[0].reasons.map(\.text) == ["used 11 h ago"])
+    }
+
+    /// The exported feature vector keeps its documented columns, each holding its own signal.
+    @Test func featureVectorsHoldTheirNamedSignals() throws {
+        #expect(FeatureVector.names == [
+            "base", "time", "place", "sequence", "context", "recent", "hint", "feedback", "log_frequency",
+            "log_recent_frequency", "log_time_kernel", "log_place_count", "log_after_app_count", "log_hours_since_use",
+        ])
+        var s = Script()
+        s.configure("home", ["a", "b"])
+        s.add(Script.time(day: 2, 8, 55), .place("work"))
+        s.launch("a", Script.time(day: 2, 9))   // a Wednesday
+        s.add(Script.time(day: 2, 10), .relevance(widget: "b", score: 3, duration: 7200))
+        let e = try s.engine()
+        func value(_ widget: String, _ name: String, at time: EventTime = Script.time(day: 2, 11)) throws -> Double {
+            let vector = try #require(try e.featureVectors(stack: "home", at: time).first { $0.widget == widget })
+            return vector.values[try #require(FeatureVector.names.firstIndex(of: name))]
+        }
+        // a, used once 2 h ago at work: 2 h of the 14-day half-life, two 1-hour half-lives.
+        #expect(abs(try value("a", "log_frequency") - log1p(pow(0.5, 2.0 / (14 * 24)))) < 1e-12)
+        #expect(abs(try value("a", "log_recent_frequency") - log1p(0.25)) < 1e-12)
+        #expect(abs(try value("a", "log_hours_since_use") - log1p(2)) < 1e-12)
+        #expect(try value("a", "log_place_count") > 0 && value("a", "log_after_app_count") == 0)
+        // Its time-of-day count is this kind of day's: some on a Thursday morning, none on Saturday.
+        #expect(try value("a", "log_time_kernel", at: Script.time(day: 3, 9)) > 0)
+        #expect(try value("a", "log_time_kernel", at: Script.time(day: 5, 9)) == 0)
+        // b, never used, with its own (largest) hint active: half a point.
+        for name in ["log_frequency", "log_recent_frequency", "log_time_kernel", "log_place_count"] {
+            #expect(try value("b", name) == 0)
+        }
+        #expect(try value("b", "log_hours_since_use") == -1)
+        #expect(try value("b", "hint") == 0.5 && value("a", "hint") == 0)
     }
 
     @Test func roundRobinRotatesEachInterval() throws {

@@ -2,7 +2,9 @@
 extension UserEngine {
     /// Everything an engine learned, as saved by `snapshot()`.
     struct Snapshot: Codable {
-        static let currentVersion = 3  // 2: optional fields carry a presence byte; 3: pending screen-on stacks
+        // 2: optional fields carry a presence byte; 3: pending screen-on stacks; 4: per-widget
+        // signals as `WidgetSignals`, per-bin values as `WidgetBins` rows
+        static let currentVersion = 4
         var version = Snapshot.currentVersion
         var user: String
         var policy: ResolvedPolicy

@@ -28,7 +28,7 @@
 /// configuration older than the one in force is kept out of the current state (hint max/mean
 /// still learn from it).
 ///
-/// A reference type so rankings read it in place without copying ~60 arrays; every stored
+/// A reference type so rankings read it in place without copying its arrays; every stored
 /// property opts out of dynamic exclusivity checks (`@exclusivity(unchecked)`): the state is
 /// only touched from its owning `UserEngine`, one call at a time, never with overlapping access.
 final class FeatureState: Codable {
@@ -61,27 +61,11 @@ final class FeatureState: Codable {
     @exclusivity(unchecked) var stackShownAt: [Double] = []
     @exclusivity(unchecked) var stackShownBin: [Int16] = []
 
-    // Per widget.
-    @exclusivity(unchecked) var widgetApp: [Int32] = []
-    @exclusivity(unchecked) var usage: [Double] = []
-    @exclusivity(unchecked) var recent: [Double] = []
-    @exclusivity(unchecked) var lastUsed: [Double] = []
-    @exclusivity(unchecked) var lastUsedOffset: [Int32] = []
-    @exclusivity(unchecked) var totalUses: [Double] = []
-    @exclusivity(unchecked) var frecency: [Double] = []        // decayed with `frecencyClock`, for the `frecency` baseline
-    @exclusivity(unchecked) var hourCounts: [Double] = []      // widget * 24 + local hour, not decayed
-    @exclusivity(unchecked) var timeBins: [Double] = []        // widget * 192 + dayType * 96 + bin, long decay
-    @exclusivity(unchecked) var rejections: [Double] = []      // widget * 96 + bin, long decay
-    @exclusivity(unchecked) var rejectionTotal: [Double] = []  // not decayed, for explanations
-    @exclusivity(unchecked) var dayMasks: [UInt32] = []        // widget * 192 + dayType * 96 + bin: bit i = used on day (maskDay - i)
+    // Per widget: scalars in `WidgetSignals`, per-bin values laid out by `WidgetBins`.
+    @exclusivity(unchecked) var signals: [WidgetSignals] = []
+    @exclusivity(unchecked) var bins: [Double] = []
+    @exclusivity(unchecked) var dayMasks: [UInt32] = []        // WidgetBins.dayMask(w, slot): bit i = used on day (maskDay - i)
     @exclusivity(unchecked) var maskDays: [Int32] = []
-    @exclusivity(unchecked) var hintScore: [Double] = []
-    @exclusivity(unchecked) var hintStart: [Double] = []
-    @exclusivity(unchecked) var hintEnd: [Double] = []
-    @exclusivity(unchecked) var hintOffset: [Int32] = []
-    @exclusivity(unchecked) var hintMax: [Double] = []
-    @exclusivity(unchecked) var hintSum: [Double] = []
-    @exclusivity(unchecked) var hintCount: [Double] = []
 
     // Per app (cold start of widgets configured after their app was used).
     @exclusivity(unchecked) var appWidgets: [[Int32]] = []
@@ -129,7 +113,7 @@ final class FeatureState: Codable {
         if recentClock.needsRescale(at: ts) { rescaleRecent(to: ts) }
         if frecencyClock.needsRescale(at: ts) {
             let f = frecencyClock.factor(at: ts)
-            for i in frecency.indices { frecency[i] *= f }
+            for w in signals.indices { signals[w].rescale(.frecency, by: f) }
             frecencyClock.origin = ts
         }
         switch event.pointee.payload {
@@ -187,11 +171,11 @@ final class FeatureState: Codable {
             let w = Int(internWidget(widget))
             guard score.isFinite else { break }
             if score > 0 {
-                hintMax[w] = max(hintMax[w], score); hintSum[w] += score; hintCount[w] += 1
+                signals[w].hintMax = max(signals[w].hintMax, score); signals[w].hintSum += score; signals[w].hintCount += 1
             }
-            if ts >= hintStart[w] {
-                hintScore[w] = score; hintStart[w] = ts; hintOffset[w] = t.utcOffsetSeconds
-                if let d = duration, d > 0, d.isFinite { hintEnd[w] = ts + d } else { hintEnd[w] = .infinity }
+            if ts >= signals[w].hintStart {
+                signals[w].hintScore = score; signals[w].hintStart = ts; signals[w].hintOffset = t.utcOffsetSeconds
+                if let d = duration, d > 0, d.isFinite { signals[w].hintEnd = ts + d } else { signals[w].hintEnd = .infinity }
             }
         }
         newest = max(newest, ts)
@@ -202,22 +186,21 @@ final class FeatureState: Codable {
         let ts = t.secondsSinceEpoch
         let lw = longClock.weight(at: ts) * weight
         let second = t.localSecondsOfDay
-        let bin = CircularTimeKernel.bin(ofSecond: second)
-        let dayType = t.isWeekend ? 1 : 0
-        usage[w] += lw
-        recent[w] += recentClock.weight(at: ts) * weight
-        frecency[w] += frecencyClock.weight(at: ts) * weight
-        if ts >= lastUsed[w] { lastUsed[w] = ts; lastUsedOffset[w] = t.utcOffsetSeconds }
-        totalUses[w] += weight
-        hourCounts[w * 24 + second / 3600] += weight
-        timeBins[w * 192 + dayType * 96 + bin] += lw
+        let slot = WidgetBins.slot(bin: CircularTimeKernel.bin(ofSecond: second), weekend: t.isWeekend)
+        signals[w].usage += lw
+        signals[w].recent += recentClock.weight(at: ts) * weight
+        signals[w].frecency += frecencyClock.weight(at: ts) * weight
+        if ts >= signals[w].lastUsed { signals[w].lastUsed = ts; signals[w].lastUsedOffset = t.utcOffsetSeconds }
+        signals[w].totalUses += weight
+        bins[WidgetBins.hourCounts.index(w, second / 3600)] += weight
+        bins[WidgetBins.timeBins.index(w, slot)] += lw
         if let p = place(at: ts) { placeTable.add(lw, Int(p), w) }
         if let (a, bucket) = previousApp(at: ts) {
             appTable.add(lw, a, w)
             appGapTable.add(lw, a * 4 + bucket, w)
         }
         for pair in currentPairs where pair >= 0 { pairTable.add(lw, Int(pair), w) }
-        markDay(Int32(t.localDayNumber), mask: w * 192 + dayType * 96 + bin)
+        markDay(Int32(t.localDayNumber), mask: WidgetBins.dayMask(w, slot))
         settleImpressions(engaged: w, at: ts)
     }
 
@@ -233,8 +216,8 @@ final class FeatureState: Codable {
             if ts - shownAt > Self.impressionWindow || shown == w {
                 stackShown[s] = -1
             } else if stackWidgets[s].contains(Int32(w)) {
-                rejections[shown * 96 + Int(stackShownBin[s])] += longClock.weight(at: shownAt) * 0.25
-                rejectionTotal[shown] += 0.25
+                bins[WidgetBins.rejections.index(shown, Int(stackShownBin[s]))] += longClock.weight(at: shownAt) * 0.25
+                signals[shown].rejectionTotal += 0.25
                 stackShown[s] = -1
             }
         }
@@ -262,8 +245,8 @@ final class FeatureState: Codable {
     }
 
     private func addRejection(_ w: Int, atSecond second: Int, time ts: Double, weight: Double) {
-        rejections[w * 96 + CircularTimeKernel.bin(ofSecond: second)] += longClock.weight(at: ts) * weight
-        rejectionTotal[w] += weight
+        bins[WidgetBins.rejections.index(w, CircularTimeKernel.bin(ofSecond: second))] += longClock.weight(at: ts) * weight
+        signals[w].rejectionTotal += weight
     }
 
     // MARK: Current context
@@ -284,7 +267,7 @@ final class FeatureState: Codable {
 
     /// The widget's active relevance hint at `ts`, if any.
     @inline(__always) func hint(_ w: Int, at ts: Double) -> Double? {
-        hintStart[w] <= ts && ts < hintEnd[w] ? hintScore[w] : nil
+        signals[w].hintStart <= ts && ts < signals[w].hintEnd ? signals[w].hintScore : nil
     }
 
     /// Whether the widget may be on top at `ts` (no active hint `<= 0`).
@@ -299,16 +282,10 @@ final class FeatureState: Codable {
         let before = widgets.count
         let i = widgets.intern(name)
         if widgets.count > before {
-            widgetApp.append(-1); usage.append(0); recent.append(0); lastUsed.append(Self.never)
-            lastUsedOffset.append(0); totalUses.append(0); frecency.append(0)
-            hourCounts.append(contentsOf: repeatElement(0, count: 24))
-            timeBins.append(contentsOf: repeatElement(0, count: 192))
-            rejections.append(contentsOf: repeatElement(0, count: 96))
-            rejectionTotal.append(0)
-            dayMasks.append(contentsOf: repeatElement(0, count: 192))
-            maskDays.append(contentsOf: repeatElement(Int32.min, count: 192))
-            hintScore.append(0); hintStart.append(Self.never); hintEnd.append(Self.never); hintOffset.append(0)
-            hintMax.append(0); hintSum.append(0); hintCount.append(0)
+            signals.append(WidgetSignals())
+            bins.append(contentsOf: repeatElement(0, count: WidgetBins.stride))
+            dayMasks.append(contentsOf: repeatElement(0, count: WidgetBins.timeBins.count))
+            maskDays.append(contentsOf: repeatElement(Int32.min, count: WidgetBins.timeBins.count))
         }
         return i
     }
@@ -353,15 +330,15 @@ final class FeatureState: Codable {
             let w = Int(w32)
             guard let app = config.app else { continue }
             let a = internApp(app)
-            guard widgetApp[w] != a else { continue }
-            if widgetApp[w] >= 0 { appWidgets[Int(widgetApp[w])].removeAll { $0 == w32 } }
-            widgetApp[w] = a
+            guard signals[w].app != a else { continue }
+            if signals[w].app >= 0 { appWidgets[Int(signals[w].app)].removeAll { $0 == w32 } }
+            signals[w].app = a
             appWidgets[Int(a)].append(w32)
             // Cold start: a widget whose app was used before it was configured starts with the
             // app's global usage.
-            if totalUses[w] == 0 {
-                usage[w] = appUsage[Int(a)]; recent[w] = appRecent[Int(a)]
-                lastUsed[w] = appLastUsed[Int(a)]; totalUses[w] = appTotal[Int(a)]
+            if signals[w].totalUses == 0 {
+                signals[w].usage = appUsage[Int(a)]; signals[w].recent = appRecent[Int(a)]
+                signals[w].lastUsed = appLastUsed[Int(a)]; signals[w].totalUses = appTotal[Int(a)]
             }
         }
     }
@@ -370,18 +347,16 @@ final class FeatureState: Codable {
     /// (checked when restoring a snapshot, so corrupt bytes fail cleanly instead of trapping).
     var isConsistent: Bool {
         let w = widgets.count, a = apps.count, st = stacks.count
-        var perWidget: [Int] = [widgetApp.count, usage.count, recent.count, lastUsed.count, lastUsedOffset.count]
-        perWidget += [totalUses.count, frecency.count, rejectionTotal.count, hintScore.count, hintStart.count]
-        perWidget += [hintEnd.count, hintOffset.count, hintMax.count, hintSum.count, hintCount.count]
         let perApp: [Int] = [appWidgets.count, appUsage.count, appRecent.count, appLastUsed.count, appTotal.count]
         let perStack: [Int] = [stackWidgets.count, stackConfigs.count, stackConfigTime.count, stackPins.count, stackPinTime.count,
                                stackShown.count, stackShownAt.count, stackShownBin.count]
-        guard perWidget.allSatisfy({ $0 == w }), perApp.allSatisfy({ $0 == a }), perStack.allSatisfy({ $0 == st }) else { return false }
-        guard hourCounts.count == w * 24, timeBins.count == w * 192, rejections.count == w * 96 else { return false }
-        guard dayMasks.count == w * 192, maskDays.count == w * 192, placeIsCluster.count == places.count else { return false }
+        guard signals.count == w, bins.count == w * WidgetBins.stride, dayMasks.count == w * WidgetBins.timeBins.count,
+              maskDays.count == dayMasks.count, placeIsCluster.count == places.count else { return false }
+        guard perApp.allSatisfy({ $0 == a }), perStack.allSatisfy({ $0 == st }) else { return false }
         guard currentPairs.count == contextKeys.count, pairTime.count == contextKeys.count else { return false }
-        guard widgetApp.allSatisfy({ $0 >= -1 && $0 < a }), stackPins.allSatisfy({ $0 >= -1 && $0 < w }),
-              stackShown.allSatisfy({ $0 >= -1 && $0 < w }), stackShownBin.allSatisfy({ $0 >= 0 && $0 < 96 }) else { return false }
+        guard signals.allSatisfy({ $0.app >= -1 && $0.app < a }), stackPins.allSatisfy({ $0 >= -1 && $0 < w }),
+              stackShown.allSatisfy({ $0 >= -1 && $0 < w }),
+              stackShownBin.allSatisfy({ $0 >= 0 && Int($0) < WidgetBins.rejections.count }) else { return false }
         guard stackWidgets.allSatisfy({ $0.allSatisfy { $0 >= 0 && $0 < w } }) else { return false }
         guard appWidgets.allSatisfy({ $0.allSatisfy { $0 >= 0 && $0 < w } }) else { return false }
         guard currentPairs.allSatisfy({ $0 >= -1 && $0 < pairs.count }) else { return false }
@@ -394,9 +369,9 @@ final class FeatureState: Codable {
 
     private func rescaleLong(to ts: Double) {
         let f = longClock.factor(at: ts)
-        for i in usage.indices { usage[i] *= f }
-        for i in timeBins.indices { timeBins[i] *= f }
-        for i in rejections.indices { rejections[i] *= f }
+        for w in signals.indices { signals[w].rescale(.long, by: f) }
+        scale(WidgetBins.timeBins, by: f)
+        scale(WidgetBins.rejections, by: f)
         for i in appUsage.indices { appUsage[i] *= f }
         placeTable.scale(by: f); appTable.scale(by: f); appGapTable.scale(by: f); pairTable.scale(by: f)
         longClock.origin = ts
@@ -404,8 +379,15 @@ final class FeatureState: Codable {
 
     private func rescaleRecent(to ts: Double) {
         let f = recentClock.factor(at: ts)
-        for i in recent.indices { recent[i] *= f }
+        for w in signals.indices { signals[w].rescale(.recent, by: f) }
         for i in appRecent.indices { appRecent[i] *= f }
         recentClock.origin = ts
+    }
+
+    /// Multiplies every widget's `block` of `bins` by `factor`.
+    private func scale(_ block: WidgetBins.Block, by factor: Double) {
+        for w in signals.indices {
+            for k in 0..<block.count { bins[block.index(w, k)] *= factor }
+        }
     }
 }

@@ -13,12 +13,6 @@
 /// print(vectors[0].widget, vectors[0].values[FeatureVector.names.firstIndex(of: "time")!])
 /// ```
 public struct FeatureVector: Sendable, Hashable {
-    /// The names of `values`, in order.
-    public static let names = [
-        "base", "time", "place", "sequence", "context", "recent", "hint", "feedback",
-        "log_frequency", "log_recent_frequency", "log_time_kernel", "log_place_count",
-        "log_after_app_count", "log_hours_since_use",
-    ]
     /// The candidate widget's id.
     public var widget: String
     /// The feature values, in `FeatureVector.names` order.

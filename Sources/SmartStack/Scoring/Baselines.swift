@@ -26,13 +26,13 @@ enum Baselines {
                 let slot = roundRobinSlot(time, interval: policy.interval, count: n)
                 scores[i] = Double(n - ((i - slot + n) % n))
             case .mru:
-                scores[i] = fs.lastUsed[w] == FeatureState.never ? -1e300 : -(ts - fs.lastUsed[w]) / 3600
+                scores[i] = fs.signals[w].lastUsed == FeatureState.never ? -1e300 : -(ts - fs.signals[w].lastUsed) / 3600
             case .mfu:
-                scores[i] = fs.totalUses[w]
+                scores[i] = fs.signals[w].totalUses
             case .frecency:
-                scores[i] = fs.frecency[w] * fs.frecencyClock.factor(at: ts)
+                scores[i] = fs.signals[w].frecency * fs.frecencyClock.factor(at: ts)
             case .timeOfDay:
-                scores[i] = fs.hourCounts[w * 24 + time.localHour] + 1e-6 * fs.totalUses[w]
+                scores[i] = fs.bins[WidgetBins.hourCounts.index(w, time.localHour)] + 1e-6 * fs.signals[w].totalUses
             case .contextual, .bandit, .external:
                 scores[i] = 0
             }
@@ -65,15 +65,16 @@ enum Baselines {
             }
             return [Reason(text: "turn \((i - slot + n) % n + 1) of \(n)", contribution: score)]
         case .mru:
-            if fs.lastUsed[w] == FeatureState.never { return [Reason(text: "never used", contribution: 0)] }
-            return [Reason(text: "used " + ReasonText.ago(ts - fs.lastUsed[w]), contribution: score)]
+            if fs.signals[w].lastUsed == FeatureState.never { return [Reason(text: "never used", contribution: 0)] }
+            return [Reason(text: "used " + ReasonText.ago(ts - fs.signals[w].lastUsed), contribution: score)]
         case .mfu:
-            return [Reason(text: "used " + ReasonText.times(fs.totalUses[w]), contribution: score)]
+            return [Reason(text: "used " + ReasonText.times(fs.signals[w].totalUses), contribution: score)]
         case .frecency:
-            return [Reason(text: "frecency " + ReasonText.number(score) + " (used " + ReasonText.times(fs.totalUses[w]) + ")", contribution: score)]
+            return [Reason(text: "frecency " + ReasonText.number(score) + " (used " + ReasonText.times(fs.signals[w].totalUses) + ")",
+                           contribution: score)]
         case .timeOfDay:
             let h = time.localHour
-            let text = "used " + ReasonText.times(fs.hourCounts[w * 24 + h]) + " between "
+            let text = "used " + ReasonText.times(fs.bins[WidgetBins.hourCounts.index(w, h)]) + " between "
                 + ReasonText.clock(secondOfDay: h * 3600) + " and " + ReasonText.clock(secondOfDay: (h + 1) * 3600)
             return [Reason(text: text, contribution: score)]
         case .contextual, .bandit, .external:

@@ -30,13 +30,58 @@ import Foundation
 /// followed by an engagement of the stack, or at session starts in data without screen-on)
 /// unless `learning_rate=0`.
 enum ContextualModel {
-    static let featureCount = 8
-    enum Feature: Int, CaseIterable { case base, time, place, sequence, context, recent, hint, feedback }
-    static let defaultWeights: [Double] = [1, 1, 1, 1, 0.5, 1, 2, 1]
+    /// The columns of the feature vector (`ScoringScratch.features`): the terms the score weighs.
+    /// A new feature is one case, with its name and initial weight, plus its value in `logRatios`
+    /// (snapshots hold weights and kept features: a new one needs a new `UserEngine.Snapshot` version).
+    enum Feature: Int, ScratchColumn {
+        case base, time, place, sequence, context, recent, hint, feedback
+
+        static let count = allCases.count
+
+        /// Its name in `FeatureVector.names` and its weight before any learning.
+        var declaration: (name: String, defaultWeight: Double) {
+            switch self {
+            case .base: ("base", 1)
+            case .time: ("time", 1)
+            case .place: ("place", 1)
+            case .sequence: ("sequence", 1)
+            case .context: ("context", 0.5)
+            case .recent: ("recent", 1)
+            case .hint: ("hint", 2)
+            case .feedback: ("feedback", 1)
+            }
+        }
+    }
+
+    /// The columns of the raw evidence behind the features (`ScoringScratch.raw`), decayed to
+    /// the instant scored: filled by `evidence`, except `p0` (by `logRatios`).
+    enum Evidence: Int, ScratchColumn {
+        /// The configured-order weight, `orderDecay^position`.
+        case order
+        /// Usage (long decay).
+        case usage
+        /// Time-of-day kernel counts of engagements, all days and this kind of day (weekday or
+        /// weekend day).
+        case timeAllDays, timeSameDays
+        /// Counts at the current place, after the previous app, after it with the current gap.
+        case place, previousApp, previousAppGap
+        /// Short-term usage (recent decay).
+        case recent
+        /// Time-of-day kernel count of rejections.
+        case rejections
+        /// The widget's overall probability, which `contextPairs` smooths toward.
+        case p0
+
+        static let count = allCases.count
+    }
+
+    static let featureCount = Feature.count
+    static let defaultWeights = Feature.allCases.map(\.declaration.defaultWeight)
     static let orderDecay = 0.8
     static let orderPriorWeight = 1.0
 
-    /// Fills `scratch.features` (n × 8, row-major) with the feature values of `widgets` at `time`.
+    /// Fills `scratch.features` (a row of `Feature` columns per widget) with the feature values
+    /// of `widgets` at `time`.
     ///
     /// Hot path of every ranking and of every learning step. Arrays of `fs` are subscripted in
     /// place, never bound to a local (a local copy of a class's array costs an atomic reference
@@ -73,71 +118,69 @@ enum ContextualModel {
         var u = 0.0, c0 = 0.0, all = 0.0, dt = 0.0, place = 0.0, app = 0.0, gap = 0.0, recent = 0.0
     }
 
-    /// Fills the raw evidence rows (`ScoringScratch.rawCount` columns per widget: configured-order
-    /// weight, usage, kernel counts all days and this kind of day, place, previous app, previous
-    /// app and gap, recent usage, kernel rejections) and returns their column sums.
+    /// Fills the raw evidence rows (every `Evidence` column but `p0`) and returns their column
+    /// sums.
     @inline(__always)
     private static func evidence(
         _ fs: FeatureState, widgets: UnsafeBufferPointer<Int32>, at time: EventTime,
         place: Int, app: Int, appGap: Int, long fL: Double, recent fR: Double,
-        into raw: UnsafeMutableBufferPointer<Double>
+        into raw: ScratchRows<Evidence>
     ) -> Totals {
-        let R = ScoringScratch.rawCount
-        let dayOffset = time.isWeekend ? 96 : 0
+        let perDay = WidgetBins.binsPerDay
+        let dayOffset = WidgetBins.slot(bin: 0, weekend: time.isWeekend)
         var totals = Totals()
         var order = 1.0
         fs.kernel.withWeights(atSecond: time.localSecondsOfDay) { first, kw in
             // The kernel's bins are `(first + k) mod 96`, one wrap at most (reach < 48): two
             // runs of consecutive bins, `k + before` for k < split and `k + after` from there.
             let count = kw.count
-            let split = first < 0 ? -first : min(count, 96 - first)
-            let before = first < 0 ? first + 96 : first
-            let after = first < 0 ? first : first - 96
-            fs.timeBins.withUnsafeBufferPointer { bins in
-                fs.rejections.withUnsafeBufferPointer { rej in
-                    // `timeBins` holds 192 and `rejections` 96 values per interned widget
-                    // (FeatureState.internWidget) and every bin is in 0..<96, so the unchecked
-                    // reads of `kernelSums` stay inside the widget's own rows.
-                    let bins = bins.baseAddress!, rej = rej.baseAddress!, kw = kw.baseAddress!
-                    // Kernel sums into raw columns 2, 3 and 8 (scaled below), two widgets at a
-                    // time in the lanes of SIMD2 vectors (a last odd widget fills both lanes):
-                    // each lane adds and multiplies exactly as a scalar loop over
-                    // `(first + k) mod 96` would, in the same order, so the sums are bit-identical.
-                    for i in stride(from: 0, to: widgets.count, by: 2) {
-                        let hasPair = i + 1 < widgets.count
-                        let w0 = Int(widgets[i]), w1 = hasPair ? Int(widgets[i + 1]) : w0
-                        var sums = (all: SIMD2<Double>(), dt: SIMD2<Double>(), rr: SIMD2<Double>())
-                        kernelSums(kw, bins + (w0 * 192 + before), bins + (w1 * 192 + before), dayOffset: dayOffset,
-                                   rej + (w0 * 96 + before), rej + (w1 * 96 + before), count: split, into: &sums)
-                        if split < count {
-                            kernelSums(kw + split, bins + (w0 * 192 + after + split), bins + (w1 * 192 + after + split),
-                                       dayOffset: dayOffset, rej + (w0 * 96 + after + split), rej + (w1 * 96 + after + split),
-                                       count: count - split, into: &sums)
-                        }
-                        for lane in 0..<(hasPair ? 2 : 1) {
-                            let r = (i + lane) * R
-                            raw[r + 2] = sums.all[lane]; raw[r + 3] = sums.dt[lane]; raw[r + 8] = sums.rr[lane]
-                        }
+            let split = first < 0 ? -first : min(count, perDay - first)
+            let before = first < 0 ? first + perDay : first
+            let after = first < 0 ? first : first - perDay
+            fs.bins.withUnsafeBufferPointer { rows in
+                // Every bin read is in 0..<96 of a block of an interned widget's row (laid out by
+                // `WidgetBins`), so the unchecked reads of `kernelSums` stay inside that row.
+                let rows = rows.baseAddress!, kw = kw.baseAddress!
+                let times = WidgetBins.timeBins, rejections = WidgetBins.rejections
+                // Kernel sums into the raw time and rejection columns (scaled below), two
+                // widgets at a time in the lanes of SIMD2 vectors (a last odd widget fills both
+                // lanes): each lane adds and multiplies exactly as a scalar loop over
+                // `(first + k) mod 96` would, in the same order, so the sums are bit-identical.
+                for i in stride(from: 0, to: widgets.count, by: 2) {
+                    let hasPair = i + 1 < widgets.count
+                    let w0 = Int(widgets[i]), w1 = hasPair ? Int(widgets[i + 1]) : w0
+                    var sums = (all: SIMD2<Double>(), dt: SIMD2<Double>(), rr: SIMD2<Double>())
+                    kernelSums(kw, rows + times.index(w0, before), rows + times.index(w1, before), dayOffset: dayOffset,
+                               rows + rejections.index(w0, before), rows + rejections.index(w1, before),
+                               count: split, into: &sums)
+                    if split < count {
+                        kernelSums(kw + split, rows + times.index(w0, after + split), rows + times.index(w1, after + split),
+                                   dayOffset: dayOffset, rows + rejections.index(w0, after + split),
+                                   rows + rejections.index(w1, after + split), count: count - split, into: &sums)
                     }
-                    for i in 0..<widgets.count {
-                        let w = Int(widgets[i])
-                        let r = i * R
-                        let all = raw[r + 2], dt = raw[r + 3], rr = raw[r + 8]
-                        raw[r] = order
-                        raw[r + 1] = fs.usage[w] * fL
-                        raw[r + 2] = all * fL
-                        raw[r + 3] = dt * fL
-                        raw[r + 4] = fs.placeTable.value(place, w) * fL
-                        raw[r + 5] = fs.appTable.value(app, w) * fL
-                        raw[r + 6] = fs.appGapTable.value(appGap, w) * fL
-                        raw[r + 7] = fs.recent[w] * fR
-                        raw[r + 8] = rr * fL
-                        totals.u += order; totals.c0 += raw[r + 1]; totals.all += raw[r + 2]
-                        totals.dt += raw[r + 3]; totals.place += raw[r + 4]
-                        totals.app += raw[r + 5]; totals.gap += raw[r + 6]
-                        totals.recent += raw[r + 7]
-                        order = max(order * orderDecay, 1e-9)
+                    for lane in 0..<(hasPair ? 2 : 1) {
+                        raw[i + lane, .timeAllDays] = sums.all[lane]
+                        raw[i + lane, .timeSameDays] = sums.dt[lane]
+                        raw[i + lane, .rejections] = sums.rr[lane]
                     }
+                }
+                for i in 0..<widgets.count {
+                    let w = Int(widgets[i])
+                    let all = raw[i, .timeAllDays], dt = raw[i, .timeSameDays], rr = raw[i, .rejections]
+                    raw[i, .order] = order
+                    raw[i, .usage] = fs.signals[w].usage * fL
+                    raw[i, .timeAllDays] = all * fL
+                    raw[i, .timeSameDays] = dt * fL
+                    raw[i, .place] = fs.placeTable.value(place, w) * fL
+                    raw[i, .previousApp] = fs.appTable.value(app, w) * fL
+                    raw[i, .previousAppGap] = fs.appGapTable.value(appGap, w) * fL
+                    raw[i, .recent] = fs.signals[w].recent * fR
+                    raw[i, .rejections] = rr * fL
+                    totals.u += order; totals.c0 += raw[i, .usage]; totals.all += raw[i, .timeAllDays]
+                    totals.dt += raw[i, .timeSameDays]; totals.place += raw[i, .place]
+                    totals.app += raw[i, .previousApp]; totals.gap += raw[i, .previousAppGap]
+                    totals.recent += raw[i, .recent]
+                    order = max(order * orderDecay, 1e-9)
                 }
             }
         }
@@ -145,9 +188,10 @@ enum ContextualModel {
     }
 
     /// Adds `Σ kw[k]·(days[k] + days[96 + k])`, `Σ kw[k]·day[k]` and `Σ kw[k]·rejections[k]`
-    /// over `k < count`, in order of k, to `sums`, for two widgets at once: `a` and `b` are their
-    /// 192 time bins from the first bin, `ra` and `rb` their rejections; lane 0 is `a`'s, lane 1
-    /// `b`'s, each computed exactly as a scalar loop would (no fused or reordered operation).
+    /// over `k < count`, in order of k, to `sums`, for two widgets at once: `a` and `b` point at
+    /// the first bin in their `WidgetBins.timeBins` (weekday half), `ra` and `rb` in their
+    /// rejections; lane 0 is `a`'s, lane 1 `b`'s, each computed exactly as a scalar loop would (no
+    /// fused or reordered operation).
     @inline(__always)
     private static func kernelSums(
         _ kw: UnsafePointer<Double>, _ a: UnsafePointer<Double>, _ b: UnsafePointer<Double>, dayOffset: Int,
@@ -156,7 +200,8 @@ enum ContextualModel {
     ) {
         var (all, dt, rr) = sums
         // Offsets folded into pointers up front: no checked index arithmetic in the loop.
-        let a2 = a + 96, b2 = b + 96, ad = a + dayOffset, bd = b + dayOffset
+        let weekend = WidgetBins.slot(bin: 0, weekend: true)
+        let a2 = a + weekend, b2 = b + weekend, ad = a + dayOffset, bd = b + dayOffset
         for k in 0..<count {
             let weight = SIMD2(repeating: kw[k])
             all += weight * (SIMD2(a[k], b[k]) + SIMD2(a2[k], b2[k]))
@@ -166,45 +211,42 @@ enum ContextualModel {
         sums = (all, dt, rr)
     }
 
-    /// The eight log-ratio features of every widget from its raw evidence (context pairs are
-    /// added by `contextPairs`); stores each widget's `p0` in raw column 9.
+    /// Every feature of every widget from its raw evidence (`context` is 0 here, summed by
+    /// `contextPairs`); stores each widget's `p0` in its raw row.
     @inline(__always)
     private static func logRatios(
         _ fs: FeatureState, widgets: UnsafeBufferPointer<Int32>, at ts: Double, prior a: Double,
         totals: Totals, hasPlace: Bool, hasApp: Bool,
-        raw: UnsafeMutableBufferPointer<Double>, into x: UnsafeMutableBufferPointer<Double>
+        raw: ScratchRows<Evidence>, into x: ScratchRows<Feature>
     ) {
-        let F = featureCount
-        let R = ScoringScratch.rawCount
         let dn = Double(widgets.count)
         for i in 0..<widgets.count {
-            let r = i * R
-            let u = raw[r] / totals.u
-            let p0 = (raw[r + 1] + orderPriorWeight * u) / (totals.c0 + orderPriorWeight)
-            raw[r + 9] = p0
-            let pAll = (raw[r + 2] + a * p0) / (totals.all + a)
-            let pDt = (raw[r + 3] + a * pAll) / (totals.dt + a)
-            let o = i * F
-            x[o] = log(dn * p0)
-            x[o + 1] = log(pDt / p0)
-            x[o + 2] = hasPlace ? log((raw[r + 4] + a * p0) / (totals.place + a) / p0) : 0
+            let u = raw[i, .order] / totals.u
+            let p0 = (raw[i, .usage] + orderPriorWeight * u) / (totals.c0 + orderPriorWeight)
+            raw[i, .p0] = p0
+            let pAll = (raw[i, .timeAllDays] + a * p0) / (totals.all + a)
+            let pDt = (raw[i, .timeSameDays] + a * pAll) / (totals.dt + a)
+            x[i, .base] = log(dn * p0)
+            x[i, .time] = log(pDt / p0)
+            x[i, .place] = hasPlace ? log((raw[i, .place] + a * p0) / (totals.place + a) / p0) : 0
             if hasApp {
-                let pApp = (raw[r + 5] + a * p0) / (totals.app + a)
-                let pGap = (raw[r + 6] + a * pApp) / (totals.gap + a)
-                x[o + 3] = log(pGap / p0)
+                let pApp = (raw[i, .previousApp] + a * p0) / (totals.app + a)
+                let pGap = (raw[i, .previousAppGap] + a * pApp) / (totals.gap + a)
+                x[i, .sequence] = log(pGap / p0)
             } else {
-                x[o + 3] = 0
+                x[i, .sequence] = 0
             }
-            x[o + 4] = 0
-            x[o + 5] = log((raw[r + 7] + a * p0) / (totals.recent + a) / p0)
+            x[i, .context] = 0
+            x[i, .recent] = log((raw[i, .recent] + a * p0) / (totals.recent + a) / p0)
             let w = Int(widgets[i])
-            if fs.hintStart[w] <= ts && ts < fs.hintEnd[w] && fs.hintScore[w] > 0 && fs.hintMax[w] > 0 {
-                x[o + 6] = min(fs.hintScore[w] / fs.hintMax[w], 1) - 0.5
+            if fs.signals[w].hintStart <= ts && ts < fs.signals[w].hintEnd
+                && fs.signals[w].hintScore > 0 && fs.signals[w].hintMax > 0 {
+                x[i, .hint] = min(fs.signals[w].hintScore / fs.signals[w].hintMax, 1) - 0.5
             } else {
-                x[o + 6] = 0
+                x[i, .hint] = 0
             }
-            let e = raw[r + 2]
-            x[o + 7] = log((e + 1) / (e + 1 + raw[r + 8]))
+            let e = raw[i, .timeAllDays]
+            x[i, .feedback] = log((e + 1) / (e + 1 + raw[i, .rejections]))
         }
     }
 
@@ -212,10 +254,8 @@ enum ContextualModel {
     @inline(__always)
     private static func contextPairs(
         _ fs: FeatureState, widgets: UnsafeBufferPointer<Int32>, prior a: Double, long fL: Double,
-        raw: UnsafeMutableBufferPointer<Double>, into x: UnsafeMutableBufferPointer<Double>
+        raw: ScratchRows<Evidence>, into x: ScratchRows<Feature>
     ) {
-        let F = featureCount
-        let R = ScoringScratch.rawCount
         let n = widgets.count
         for k in 0..<fs.currentPairs.count where fs.currentPairs[k] >= 0 {
             let pair = Int(fs.currentPairs[k])
@@ -223,9 +263,9 @@ enum ContextualModel {
             for i in 0..<n { total += fs.pairTable.value(pair, Int(widgets[i])) * fL }
             if total == 0 { continue }
             for i in 0..<n {
-                let p0 = raw[i * R + 9]
+                let p0 = raw[i, .p0]
                 let v = fs.pairTable.value(pair, Int(widgets[i])) * fL
-                x[i * F + 4] += log((v + a * p0) / (total + a) / p0)
+                x[i, .context] += log((v + a * p0) / (total + a) / p0)
             }
         }
     }
@@ -245,7 +285,7 @@ extension Array where Element == Double {
 /// Reusable buffers so a ranking allocates nothing but its result. They only grow: stacks of
 /// different sizes share them, and readers index rows `< n` of the stack at hand.
 struct ScoringScratch: Sendable {
-    static let rawCount = 10
+    /// Rows of `ContextualModel.Evidence` and of `ContextualModel.Feature` columns, one per widget.
     var raw: [Double] = []
     var features: [Double] = []
     var scores: [Double] = []
@@ -255,9 +295,11 @@ struct ScoringScratch: Sendable {
 
     /// Grows `raw` and `features` to hold `n` widgets.
     mutating func prepare(widgets n: Int) {
-        if raw.count < n * Self.rawCount { raw = [Double](repeating: 0, count: n * Self.rawCount) }
-        if features.count < n * ContextualModel.featureCount {
-            features = [Double](repeating: 0, count: n * ContextualModel.featureCount)
+        if raw.count < n * ContextualModel.Evidence.count {
+            raw = [Double](repeating: 0, count: n * ContextualModel.Evidence.count)
+        }
+        if features.count < n * ContextualModel.Feature.count {
+            features = [Double](repeating: 0, count: n * ContextualModel.Feature.count)
         }
     }
 
@@ -270,12 +312,15 @@ struct ScoringScratch: Sendable {
         if order.count < n { order = Array(0..<n) }
     }
 
-    /// Runs `body` with `raw` and `features` as mutable buffers at once.
+    /// Runs `body` with `raw` and `features` as rows read and written in place at once (both
+    /// grown by `prepare` first).
     @inline(__always)
     mutating func withRawAndFeatures<T>(
-        _ body: (UnsafeMutableBufferPointer<Double>, UnsafeMutableBufferPointer<Double>) -> T
+        _ body: (ScratchRows<ContextualModel.Evidence>, ScratchRows<ContextualModel.Feature>) -> T
     ) -> T {
-        raw.withUnsafeMutableBufferPointer { raw in features.withUnsafeMutableBufferPointer { x in body(raw, x) } }
+        raw.withUnsafeMutableBufferPointer { raw in
+            features.withUnsafeMutableBufferPointer { x in body(ScratchRows(raw.baseAddress!), ScratchRows(x.baseAddress!)) }
+        }
     }
 
     /// Runs `body` with `features` and `scores` as buffers (one uniqueness check per array,
@@ -297,5 +342,30 @@ struct ScoringScratch: Sendable {
                 order.withUnsafeMutableBufferPointer { body(scores, eligible, $0) }
             }
         }
+    }
+}
+
+/// The columns of a scratch table of doubles, one row per widget of the stack at hand: the
+/// cases of an `Int` enum, in order (`ContextualModel.Feature`, `ContextualModel.Evidence`).
+protocol ScratchColumn: CaseIterable, RawRepresentable where RawValue == Int {
+    /// Columns per row (the number of cases).
+    static var count: Int { get }
+}
+
+extension ScratchColumn {
+    /// This column's index in row `row` of a row-major table.
+    @inline(__always) func index(row: Int) -> Int { row * Self.count + rawValue }
+}
+
+/// A scratch table's rows read and written in place by column name, `raw[i, .usage]`: a pointer
+/// into the table's storage, valid while the table is (see `ScoringScratch.withRawAndFeatures`).
+struct ScratchRows<Column: ScratchColumn> {
+    let base: UnsafeMutablePointer<Double>
+
+    @inline(__always) init(_ base: UnsafeMutablePointer<Double>) { self.base = base }
+
+    @inline(__always) subscript(row: Int, column: Column) -> Double {
+        get { base[column.index(row: row)] }
+        nonmutating set { base[column.index(row: row)] = newValue }
     }
 }

@@ -17,7 +17,7 @@ extension Scorer {
             let theta = learnsWeights ? bandit.theta : ContextualModel.defaultWeights
             var found: [Reason] = []
             for feature in ContextualModel.Feature.allCases {
-                let c = theta[feature.rawValue] * scratch.features[i * ContextualModel.featureCount + feature.rawValue]
+                let c = theta[feature.rawValue] * scratch.features[feature.index(row: i)]
                 guard abs(c) >= Self.minimumContribution else { continue }
                 found.append(Reason(text: text(feature, contribution: c, widget: w, at: time), contribution: c))
             }
@@ -33,7 +33,7 @@ extension Scorer {
     }
 
     private func hintUntil(_ w: Int, offset: Int32) -> String {
-        let end = features.hintEnd[w]
+        let end = features.signals[w].hintEnd
         return end.isFinite ? " until " + ReasonText.clock(end, offset: offset) : ""
     }
 
@@ -47,7 +47,7 @@ extension Scorer {
         let positive = c > 0
         switch feature {
         case .base:
-            let uses = features.totalUses[w]
+            let uses = features.signals[w].totalUses
             if uses == 0 { return positive ? "early in the configured order" : "not used yet" }
             return (positive ? "often used lately (" : "less used lately (") + ReasonText.times(uses) + " in all)"
         case .time:
@@ -62,15 +62,15 @@ extension Scorer {
             let pairs = features.currentPairs.filter { $0 >= 0 }.map { features.pairs[$0] }.joined(separator: ", ")
             return (positive ? "when " : "rarely when ") + pairs
         case .recent:
-            if positive, features.lastUsed[w] > FeatureState.never {
-                return "used " + ReasonText.ago(ts - features.lastUsed[w])
+            if positive, features.signals[w].lastUsed > FeatureState.never {
+                return "used " + ReasonText.ago(ts - features.signals[w].lastUsed)
             }
             return "not used lately"
         case .hint:
             let h = features.hint(w, at: ts) ?? 0
             return "relevance hint " + ReasonText.number(h) + hintUntil(w, offset: time.utcOffsetSeconds)
         case .feedback:
-            return "swiped away or ignored " + ReasonText.times(features.rejectionTotal[w]) + " around this time"
+            return "swiped away or ignored " + ReasonText.times(features.signals[w].rejectionTotal) + " around this time"
         }
     }
 
@@ -94,8 +94,8 @@ extension Scorer {
             days += 1
             for k in 0..<4 {
                 let b = firstBin + k
-                guard b >= 0 && b < 96 else { continue }
-                let m = w * 192 + (weekend ? 96 : 0) + b
+                guard b >= 0 && b < WidgetBins.binsPerDay else { continue }
+                let m = WidgetBins.dayMask(w, WidgetBins.slot(bin: b, weekend: weekend))
                 if FeatureState.bit(day: d, mask: features.dayMasks[m], maskDay: features.maskDays[m]) { hits += 1; break }
             }
         }
@@ -103,7 +103,7 @@ extension Scorer {
         if days >= 3 && hits >= 1 {
             return "opened \(hits) of the last \(days) \(kind) between "
                 + ReasonText.clock(secondOfDay: max(0, firstBin) * 900) + " and "
-                + ReasonText.clock(secondOfDay: min(96, firstBin + 4) * 900)
+                + ReasonText.clock(secondOfDay: min(WidgetBins.binsPerDay, firstBin + 4) * 900)
         }
         return "often used " + around + " on " + kind
     }

@@ -1,0 +1,45 @@
+/// Where each widget's per-bin values live. `FeatureState.bins` is flat: widget `w` owns the
+/// row of `stride` doubles from `w * stride`, holding the blocks below at fixed offsets, so a
+/// kernel reads a widget's block through one pointer. `FeatureState.dayMasks` and `maskDays`
+/// hold one day bitmap per value of `timeBins` (`timeBins.count` per widget, same slots).
+///
+/// A new block is one `static var` placed after the last one, with `stride` moved to its end;
+/// `FeatureState.internWidget` appends a zero row of `stride` values. Offsets and `stride` are
+/// constants once inlined: reading through them costs what a literal index did.
+///
+/// ```swift
+/// fs.bins[WidgetBins.hourCounts.index(w, time.localHour)] += 1
+/// ```
+enum WidgetBins {
+    /// A run of `count` values at `offset` in every widget's row.
+    struct Block {
+        let offset: Int
+        let count: Int
+
+        @inline(__always) init(offset: Int, count: Int) { self.offset = offset; self.count = count }
+        /// The block right after `previous`.
+        @inline(__always) init(after previous: Block, count: Int) { self.init(offset: previous.end, count: count) }
+
+        @inline(__always) var end: Int { offset + count }
+
+        /// The index in the flat array of value `k` (`0 ..< count`) of widget `w`'s block.
+        @inline(__always) func index(_ w: Int, _ k: Int) -> Int { w * WidgetBins.stride + offset + k }
+    }
+
+    /// Bins of a day (local 15-minute bins, `CircularTimeKernel`).
+    @inline(__always) static var binsPerDay: Int { CircularTimeKernel.bins }
+    /// Engagements per local bin, weekdays then weekend days (see `slot(bin:weekend:)`), long decay.
+    @inline(__always) static var timeBins: Block { Block(offset: 0, count: 2 * binsPerDay) }
+    /// Rejections per local bin (all days), long decay.
+    @inline(__always) static var rejections: Block { Block(after: timeBins, count: binsPerDay) }
+    /// Engagements per local hour (all days), not decayed: the `time-of-day` baseline.
+    @inline(__always) static var hourCounts: Block { Block(after: rejections, count: 24) }
+    /// Doubles per widget: the end of the last block.
+    @inline(__always) static var stride: Int { hourCounts.end }
+
+    /// The slot of `bin` on a weekday or weekend day, in `timeBins` and in the day bitmaps.
+    @inline(__always) static func slot(bin: Int, weekend: Bool) -> Int { (weekend ? binsPerDay : 0) + bin }
+
+    /// The index in `FeatureState.dayMasks` and `maskDays` of widget `w`'s bitmap of `slot`.
+    @inline(__always) static func dayMask(_ w: Int, _ slot: Int) -> Int { w * timeBins.count + slot }
+}
