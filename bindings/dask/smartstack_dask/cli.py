@@ -1,0 +1,113 @@
+"""`python -m smartstack_dask evaluate <inputs> --scheduler ADDRESS|local --policies all --report DIR`."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .driver import DriverError, evaluate, ship_binary
+
+# Options passed through to every shard's `smartstack evaluate`, with whether they take a value.
+EVALUATE_OPTIONS = {
+    "--policies": True, "--reference": True, "--truth": True, "--window": True, "--rotation": True,
+    "--warmup-days": True, "--seed": True, "--bootstrap": True, "--threads": True,
+    "--merge-repeats": False, "--no-merge-repeats": False,
+}
+
+
+def parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="python -m smartstack_dask",
+                                   description="Evaluate SmartStack policies on a Dask cluster.")
+    commands = root.add_subparsers(dest="command", required=True)
+    ev = commands.add_parser(
+        "evaluate", help="shard, evaluate every shard on the workers, merge into one report",
+        description="The report is byte-identical to `smartstack evaluate` over the same inputs.")
+    ev.add_argument("inputs", nargs="+", help="JSONL or JSONL.gz files: local paths, globs or fsspec URLs")
+    ev.add_argument("--scheduler", default="local",
+                    help="a Dask scheduler address (tcp://host:8786), or 'local' for a LocalCluster (default)")
+    ev.add_argument("--workers", type=int, default=2, help="LocalCluster worker processes (default 2)")
+    ev.add_argument("--threads-per-worker", type=int, default=1, help="LocalCluster threads per worker (default 1)")
+    ev.add_argument("--shards", type=int, help="split the inputs into N shards by user (default: 2 x worker threads)")
+    ev.add_argument("--sharded", action="store_true",
+                    help="each input is already one shard holding whole users (from `smartstack shard`)")
+    ev.add_argument("--work-dir", help="where shards are written: a path or URL every worker can read "
+                                       "(default: a temporary local directory, fine for a LocalCluster)")
+    ev.add_argument("--binary", help="the smartstack executable on the workers (default: shipped, else PATH)")
+    ev.add_argument("--ship-binary", metavar="PATH", help="send this local binary to every worker and use it")
+    ev.add_argument("--local-binary", help="the smartstack executable here, for `merge` (default: --binary or PATH)")
+    ev.add_argument("--report", help="write report.json, report.md and report.html into DIR")
+    ev.add_argument("--json", action="store_true", help="print report.json to stdout")
+    ev.add_argument("--name", help="the report's dataset name (default: as smartstack evaluate names the inputs)")
+    ev.add_argument("--keep-partials", metavar="DIR", help="keep the shards' partial files in DIR")
+    ev.add_argument("--stats", metavar="FILE", help="write per-shard timings, peak memory and partial sizes as JSON")
+    ev.add_argument("--no-progress", action="store_true", help="no progress bar or dashboard link")
+    return root
+
+
+def split_arguments(argv: list[str]) -> tuple[list[str], list[str]]:
+    """Separates the `smartstack evaluate` options (passed to every shard) from the driver's."""
+    own, passed = [], []
+    i = 0
+    while i < len(argv):
+        name = argv[i].split("=", 1)[0]
+        if name in EVALUATE_OPTIONS:
+            if "=" in argv[i]:
+                passed += argv[i].split("=", 1)
+            elif EVALUATE_OPTIONS[name]:
+                if i + 1 >= len(argv):
+                    raise DriverError(f"{name} needs a value")
+                passed += [argv[i], argv[i + 1]]
+                i += 1
+            else:
+                passed.append(argv[i])
+        else:
+            own.append(argv[i])
+        i += 1
+    return own, passed
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        own, passed = split_arguments(argv)
+    except DriverError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 64
+    options = parser().parse_args(own)
+    if options.report is None and not options.json:
+        print("error: give --report DIR or --json", file=sys.stderr)
+        return 64
+    from distributed import Client, LocalCluster
+
+    cluster = None
+    try:
+        if options.scheduler == "local":
+            cluster = LocalCluster(n_workers=options.workers, threads_per_worker=options.threads_per_worker,
+                                   processes=True, dashboard_address=":0")
+            client = Client(cluster)
+        else:
+            client = Client(options.scheduler)
+        with client:
+            if options.ship_binary:
+                ship_binary(client, options.ship_binary)
+            result = evaluate(options.inputs, options.report, client=client, binary=options.binary,
+                              local_binary=options.local_binary or (options.ship_binary if options.binary is None else None),
+                              shards=options.shards, sharded=options.sharded, work_dir=options.work_dir,
+                              evaluate_args=passed, name=options.name, json_output=options.json,
+                              progress=not options.no_progress and sys.stderr.isatty(),
+                              keep_partials=options.keep_partials)
+    except DriverError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    finally:
+        if cluster is not None:
+            cluster.close()
+    if options.json and result.report_json is not None:
+        sys.stdout.write(result.report_json)
+    if options.stats:
+        with open(options.stats, "w") as handle:
+            json.dump({"shards": result.shards, "skipped_empty_shards": result.skipped_empty_shards}, handle, indent=2)
+    if options.report:
+        print(f"Report written to {options.report}/report.json, report.md and report.html", file=sys.stderr)
+    return 0

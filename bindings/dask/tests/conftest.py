@@ -1,0 +1,72 @@
+"""Fixtures: the smartstack binary, a LocalCluster of 2 single-threaded worker processes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPOSITORY = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def find_binary() -> str:
+    """$SMARTSTACK_BINARY, else the debug build of this checkout (built if missing)."""
+    given = os.environ.get("SMARTSTACK_BINARY")
+    if given:
+        return str(Path(given).resolve())
+    candidate = REPOSITORY / ".build" / "debug" / "smartstack"
+    if not candidate.exists():
+        subprocess.run(["swift", "build", "--product", "smartstack"], cwd=REPOSITORY, check=True)
+    return str(candidate)
+
+
+@pytest.fixture(scope="session")
+def binary() -> str:
+    path = find_binary()
+    assert os.access(path, os.X_OK), f"no smartstack binary at {path}"
+    return path
+
+
+@pytest.fixture(scope="session")
+def cluster():
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as local:
+        yield local
+
+
+@pytest.fixture
+def client(cluster):
+    from distributed import Client
+
+    with Client(cluster) as c:
+        c.wait_for_workers(2)
+        yield c
+
+
+@pytest.fixture
+def workdir(tmp_path) -> Path:
+    return tmp_path
+
+
+def evaluate_single(binary: str, inputs: list[str], report: Path, options: list[str]) -> None:
+    """The reference: one `smartstack evaluate` over everything."""
+    subprocess.run([binary, "evaluate", *inputs, *options, "--quiet", "--report", str(report)],
+                   check=True, capture_output=True)
+
+
+def report_files(directory: Path) -> dict[str, bytes]:
+    return {name: (directory / name).read_bytes() for name in ("report.json", "report.md", "report.html")}
+
+
+def make_wrapper(directory: Path, binary: str, body: str) -> str:
+    """A stand-in for the binary: a shell script running `body` (with $REAL the real binary)."""
+    path = directory / "smartstack-wrapper"
+    path.write_text(f"#!/bin/sh\nREAL='{binary}'\n{body}\n")
+    path.chmod(0o755)
+    return str(path)
+

@@ -1,0 +1,152 @@
+"""The Dask driver's contract: the merged report is byte-identical to one `smartstack evaluate`,
+whatever the shards and workers; failures name what failed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from conftest import REPOSITORY, evaluate_single, make_wrapper, report_files
+from smartstack_dask import DriverError, evaluate
+
+PERSONAS = ["commuter", "student", "shiftworker", "traveler", "drift"]
+# Fewer resamples than the default keep a debug build quick; the intervals are still compared.
+OPTIONS = ["--policies", "all", "--bootstrap", "100"]
+
+
+@pytest.fixture(scope="module")
+def references(binary, tmp_path_factory):
+    """Each persona's single-process report, made once."""
+    out = {}
+    base = tmp_path_factory.mktemp("single")
+    for persona in PERSONAS:
+        data = str(REPOSITORY / "Datasets" / f"{persona}.jsonl")
+        evaluate_single(binary, [data], base / persona, OPTIONS)
+        out[persona] = report_files(base / persona)
+    return out
+
+
+@pytest.mark.parametrize("persona", PERSONAS)
+def test_merged_report_is_byte_identical_for_1_2_3_and_7_shards(persona, client, binary, references, workdir):
+    data = str(REPOSITORY / "Datasets" / f"{persona}.jsonl")
+    expected = references[persona]
+    report = json.loads(expected["report.json"])
+    assert any(p["name"] == "oracle" for p in report["policies"])  # `all` found the truth file
+    assert all(p["ope"] is not None for p in report["policies"])   # off-policy estimates included
+    for shards in (1, 2, 3, 7):
+        target = workdir / f"{persona}-{shards}"
+        result = evaluate([data], str(target), client=client, binary=binary, shards=shards, evaluate_args=OPTIONS)
+        assert report_files(target) == expected, f"{persona}, {shards} shards"
+        assert sum(1 for _ in result.shards) + result.skipped_empty_shards == shards
+
+
+def test_a_worker_killed_mid_run_loses_nothing(client, binary, references, workdir):
+    # Every evaluation takes at least 3 s, so the kill lands while tasks run.
+    slow = make_wrapper(workdir, binary, 'case "$1" in evaluate) sleep 3;; esac\nexec "$REAL" "$@"')
+    data = str(REPOSITORY / "Datasets" / "commuter.jsonl")
+    target = workdir / "killed"
+    outcome = {}
+
+    def run():
+        try:
+            outcome["result"] = evaluate([data], str(target), client=client, binary=slow, local_binary=binary,
+                                         shards=4, evaluate_args=OPTIONS)
+        except Exception as error:  # reported below
+            outcome["error"] = error
+
+    driver = threading.Thread(target=run)
+    driver.start()
+    pids = client.run(os.getpid)
+    victim = None
+    deadline = time.monotonic() + 120
+    while victim is None and time.monotonic() < deadline:
+        for address, keys in client.processing().items():
+            if any(str(k).startswith("smartstack-evaluate") for k in keys):
+                victim = address
+                break
+        time.sleep(0.1)
+    assert victim is not None, "no evaluation task started"
+    os.kill(pids[victim], signal.SIGKILL)
+    driver.join(timeout=300)
+    assert not driver.is_alive()
+    assert "error" not in outcome, outcome.get("error")
+    assert report_files(target) == references["commuter"]
+    # The nanny restarted the worker: the cluster is whole again for the next tests.
+    client.wait_for_workers(2, timeout=60)
+    assert victim not in client.scheduler_info()["workers"] or pids[victim] != client.run(os.getpid).get(victim)
+
+
+def test_a_missing_binary_on_the_workers_is_named(client, binary, workdir):
+    data = str(REPOSITORY / "Datasets" / "commuter.jsonl")
+    with pytest.raises(DriverError) as error:
+        evaluate([data], str(workdir / "r"), client=client, binary="/nonexistent/smartstack", local_binary=binary,
+                 shards=2, evaluate_args=OPTIONS)
+    message = str(error.value)
+    assert "smartstack binary not found at /nonexistent/smartstack" in message
+    assert "worker tcp://" in message
+
+
+def test_an_unreadable_shard_is_named(client, binary, workdir):
+    good = workdir / "good.jsonl"
+    good.write_bytes((REPOSITORY / "Datasets" / "commuter.jsonl").read_bytes())
+    bad = workdir / "bad.jsonl"
+    bad.write_text('{"time":"2026-01-05T08:00:00Z","user":"x","type":"screen_on"}\nnot json\n')
+    with pytest.raises(DriverError) as error:
+        evaluate([str(good), str(bad)], str(workdir / "r"), client=client, binary=binary, sharded=True,
+                 evaluate_args=OPTIONS)
+    message = str(error.value)
+    assert f"shard 1 ({bad})" in message
+    assert f"{bad}:2:1" in message
+
+
+def test_a_corrupt_partial_is_named_with_its_shard(client, binary, workdir):
+    # Evaluate, then cut the partial file in half: merge must refuse it and the driver name the shard.
+    cutting = make_wrapper(workdir, binary, '\n'.join([
+        '"$REAL" "$@" || exit $?',
+        'for last; do :; done',
+        'case "$1" in evaluate) size=$(wc -c < "$last"); head -c $((size / 2)) "$last" > "$last.cut" && mv "$last.cut" "$last";; esac',
+    ]))
+    data = str(REPOSITORY / "Datasets" / "commuter.jsonl")
+    with pytest.raises(DriverError) as error:
+        evaluate([data], str(workdir / "r"), client=client, binary=cutting, local_binary=binary, shards=2,
+                 evaluate_args=OPTIONS)
+    message = str(error.value)
+    assert "smartstack merge failed" in message
+    assert "not a complete partial file" in message or "corrupt partial" in message
+    assert "is the partial of shard" in message
+
+
+def test_merge_refuses_other_options_and_a_user_twice(binary, workdir):
+    data = str(REPOSITORY / "Datasets" / "commuter.jsonl")
+    a, b = workdir / "a.partial", workdir / "b.partial"
+    subprocess.run([binary, "evaluate", data, "--policies", "static", "--bootstrap", "10", "--partial", str(a)], check=True,
+                   capture_output=True)
+    subprocess.run([binary, "evaluate", data, "--policies", "static", "--bootstrap", "20", "--partial", str(b)], check=True,
+                   capture_output=True)
+    other = subprocess.run([binary, "merge", str(a), str(b), "--json"], capture_output=True, text=True)
+    assert other.returncode == 1
+    assert "evaluated with different options (bootstrap 20 vs 10)" in other.stderr
+    twice = subprocess.run([binary, "merge", str(a), str(a), "--json"], capture_output=True, text=True)
+    assert twice.returncode == 1
+    assert "is in both" in twice.stderr and "it would be counted twice" in twice.stderr
+
+
+def test_the_command_line_runs_a_local_cluster(binary, workdir):
+    data = str(REPOSITORY / "Datasets" / "drift.jsonl")
+    command = [sys.executable, "-m", "smartstack_dask", "evaluate", data, "--scheduler", "local", "--workers", "2",
+               "--binary", binary, "--policies", "static,contextual", "--bootstrap", "50", "--json",
+               "--stats", str(workdir / "stats.json")]
+    env = dict(os.environ, PYTHONPATH=str(REPOSITORY / "bindings" / "dask"))
+    run = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    evaluate_single(binary, [data], workdir / "single", ["--policies", "static,contextual", "--bootstrap", "50"])
+    assert run.stdout.encode() == (workdir / "single" / "report.json").read_bytes()
+    stats = json.loads((workdir / "stats.json").read_text())
+    assert stats["shards"] and all(s["partial_bytes"] > 0 and s["max_rss_kib"] > 0 for s in stats["shards"])
