@@ -5,6 +5,7 @@ public let allSubcommands: [any SubcommandProtocol.Type] = [
     StatsCommand.self,
     EvaluateCommand.self,
     ExportDecisionsCommand.self,
+    ShardCommand.self,
     GenerateCommand.self,
     ImportCommand.self,
     ForgetCommand.self,

@@ -16,7 +16,7 @@ struct ReplayArguments: Sendable {
     static let flags: Set<String> = ["--merge-repeats", "--no-merge-repeats"]
 
     /// The ARGUMENTS row of the dataset files.
-    static let datasetsHelp = "  <dataset.jsonl ...>     SmartStack JSONL v1 files (sorted by user or by time)"
+    static let datasetsHelp = "  <dataset.jsonl ...>     JSONL v1 files, plain or gzip, sorted by user or time"
     /// The OPTIONS row of `--db`.
     static let databaseHelp = "  --db <path>             Read the events from a database instead of files"
     /// The OPTIONS rows of the replay options (`--seed` is described by each command: it seeds
@@ -45,7 +45,7 @@ struct ReplayArguments: Sendable {
         if datasets.isEmpty, database == nil { throw UsageError("missing dataset: give JSONL files or --db <path>") }
         if !datasets.isEmpty, database != nil { throw UsageError("give either dataset files or --db, not both") }
         if datasets.contains("-") {
-            throw UsageError("\(command) reads its datasets twice, so standard input ('-') is not supported; save it to a file")
+            throw UsageError("\(command) may read its datasets twice (when not sorted by user), so standard input ('-') is not supported; save it to a file")
         }
         if let w = args.value("--window") { options.window = try Self.parseDuration(w, option: "--window") }
         if args.flag("--merge-repeats"), args.flag("--no-merge-repeats") {

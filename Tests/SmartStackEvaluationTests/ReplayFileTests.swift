@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SmartStack
+import SmartStackDatasets
 @testable import SmartStackEvaluation
 
 /// Reading datasets from JSONL files: sorted by user (streamed) or not (spilled), same figures.
@@ -56,13 +57,51 @@ import SmartStack
         #expect(scanA.isContiguous)
         #expect(delivered == ["user0", "user1", "user2"])
         delivered = []
-        let scanB = try reader.read(.files([byTime.path])) { _, user, evs in
+        var restarts = 0
+        let scanB = try reader.read(.files([byTime.path]), restart: {
+            restarts += 1
+            delivered = []   // what was delivered before is withdrawn
+        }, deliver: { _, user, evs in
             delivered.append(user)
             #expect(evs.allSatisfy { $0.user == user })
-        }
+        })
         #expect(!scanB.isContiguous)
+        #expect(restarts == 1)
         #expect(delivered.sorted() == ["user0", "user1", "user2"])
         #expect(scanB.totalEvents == events.count)
+    }
+
+    @Test func aFileSortedByUserIsReadOnceAndATimeSortedOneTwice() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let events = syntheticDataset(users: 4, days: 2, seed: 5)
+        let byUser = dir.appendingPathComponent("u.jsonl"), byTime = dir.appendingPathComponent("t.jsonl")
+        try Self.write(events, to: byUser)
+        try Self.write(Evaluator.timeOrdered(events), to: byTime)
+        let size = try FileManager.default.attributesOfItem(atPath: byUser.path)[.size] as! Int
+        for (url, reads) in [(byUser, 1), (byTime, 2)] {
+            let counters = ProgressCounters()
+            var o = ReplayOptions()
+            o.spillBudget = 1 << 30   // one spill file, read back once more
+            _ = try UserEventReader(options: o, counters: counters).read(.files([url.path])) { _, _, _ in }
+            // The time-sorted file: read once (found out), once more to spill, and the spill file.
+            let expected = reads == 1 ? size : 2 * size + size
+            #expect(counters.bytes.load(ordering: .relaxed) == expected, "\(url.lastPathComponent)")
+        }
+    }
+
+    @Test func aGzipDatasetGivesTheSameReportAsThePlainFile() throws {
+        let dir = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let events = syntheticDataset(users: 3, days: 3, seed: 9)
+        let plain = dir.appendingPathComponent("p.jsonl"), packed = dir.appendingPathComponent("p.jsonl.gz")
+        try Self.write(events, to: plain)
+        try Data(GzipWriter.compress(Array(Data(contentsOf: plain)))).write(to: packed)
+        let evaluator = Evaluator(options: Fixture.options(bootstrap: 30, threads: 2))
+        let a = try evaluator.evaluate(.files([plain.path]), policies: [staticFactory, recentFactory()])
+        let b = try evaluator.evaluate(.files([packed.path]), policies: [staticFactory, recentFactory()])
+        #expect(a.policies == b.policies)
+        #expect(a.dataset.events == b.dataset.events && a.dataset.first == b.dataset.first)
     }
 
     @Test func anInvalidLineIsReportedWithFileAndLine() throws {

@@ -1,4 +1,4 @@
-// Internal: splits a file descriptor or an in-memory buffer into lines, reading large chunks,
+// Internal: splits a byte source or an in-memory buffer into lines, reading large chunks,
 // with bounded memory (a line longer than the limit is skipped, not buffered).
 
 #if canImport(Glibc)
@@ -22,25 +22,16 @@ enum JSONLLineChunk {
     case end
 }
 
-/// Owns what a line source reads into and from: the buffer and the file descriptor.
+/// Owns what a line source reads into: the buffer (the byte source owns its file).
 private final class JSONLInput {
     let buffer: UnsafeMutablePointer<UInt8>
-    let descriptor: Int32
-    let closesDescriptor: Bool
 
-    init(capacity: Int, descriptor: Int32, closes: Bool) {
-        buffer = .allocate(capacity: capacity)
-        self.descriptor = descriptor
-        closesDescriptor = closes
-    }
+    init(capacity: Int) { buffer = .allocate(capacity: capacity) }
 
-    deinit {
-        buffer.deallocate()
-        if closesDescriptor, descriptor >= 0 { _ = close(descriptor) }
-    }
+    deinit { buffer.deallocate() }
 }
 
-/// Reads lines out of a file descriptor or bytes in memory. Not thread-safe; copies share the
+/// Reads lines out of a byte source or bytes in memory. Not thread-safe; copies share the
 /// input, so only one copy may be used.
 struct JSONLLineSource {
     /// 1 MiB: the read size and the default longest accepted line.
@@ -51,7 +42,7 @@ struct JSONLLineSource {
     private let chunkSize: Int
     private let input: JSONLInput
     private let buffer: UnsafeMutablePointer<UInt8>
-    private let descriptor: Int32
+    private let byteSource: (any JSONLByteSource)?
     private let capacity: Int
     /// Unconsumed bytes are `buffer[start..<end]`; no newline in `buffer[start..<scanned]`.
     private var start = 0
@@ -64,9 +55,9 @@ struct JSONLLineSource {
         self.maximumLineLength = maximumLineLength
         chunkSize = 0
         capacity = max(bytes.count, 1)
-        input = JSONLInput(capacity: capacity, descriptor: -1, closes: false)
+        input = JSONLInput(capacity: capacity)
         buffer = input.buffer
-        descriptor = -1
+        byteSource = nil
         let target = buffer
         bytes.withUnsafeBufferPointer { source in
             if let base = source.baseAddress { target.initialize(from: base, count: source.count) }
@@ -75,15 +66,15 @@ struct JSONLLineSource {
         isAtEndOfInput = true
     }
 
-    /// Lines read from `descriptor` in `chunkSize` reads; closes it when done if `closes`.
-    init(descriptor: Int32, closes: Bool, chunkSize: Int = defaultChunkSize,
+    /// Lines read from `source` in `chunkSize` reads.
+    init(source: any JSONLByteSource, chunkSize: Int = defaultChunkSize,
          maximumLineLength: Int = defaultMaximumLineLength) {
         self.maximumLineLength = maximumLineLength
         self.chunkSize = chunkSize
         capacity = maximumLineLength + chunkSize + 1
-        input = JSONLInput(capacity: capacity, descriptor: descriptor, closes: closes)
+        input = JSONLInput(capacity: capacity)
         buffer = input.buffer
-        self.descriptor = descriptor
+        byteSource = source
         isAtEndOfInput = false
     }
 
@@ -123,22 +114,23 @@ struct JSONLLineSource {
             scanned = pending
         }
         let room = min(chunkSize, capacity - end)
-        while true {
-            let count = read(descriptor, buffer + end, room)
+        guard let byteSource else {
+            isAtEndOfInput = true
+            return nil
+        }
+        do {
+            let count = try byteSource.read(into: UnsafeMutableBufferPointer(start: buffer + end, count: room))
             if count > 0 {
                 end += count
-                return nil
-            }
-            if count == 0 {
+            } else {
                 isAtEndOfInput = true
-                return nil
             }
-            if errno == EINTR { continue }
-            let reason = String(cString: strerror(errno))
+            return nil
+        } catch {
             isAtEndOfInput = true
             start = end
             scanned = end
-            return .readFailure(reason)
+            return .readFailure(error.message)
         }
     }
 

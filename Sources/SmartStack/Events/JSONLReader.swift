@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Streams events out of SmartStack JSONL v1 text, one line at a time.
 ///
 /// ```swift
@@ -14,7 +6,8 @@ import Darwin
 /// ```
 ///
 /// Input is read in 1 MiB chunks; memory stays bounded whatever the file size. Blank lines are
-/// ignored; a line longer than 1 MiB is rejected. Copies of a reader share its input: use one.
+/// ignored; a line longer than 1 MiB is rejected. Compressed files are read through a decoding
+/// ``JSONLByteSource`` (`SmartStackDatasets` has one for gzip). Copies of a reader share its input: use one.
 public struct JSONLReader {
     private var source: JSONLLineSource
     private var parser = JSONLLineParser()
@@ -31,25 +24,15 @@ public struct JSONLReader {
 
     /// Opens a file with explicit read and line sizes (tests use small ones to cross chunk boundaries).
     init(path: String, chunkSize: Int, maximumLineLength: Int) throws(JSONLError) {
-        if path == "-" {
-            name = "<stdin>"
-            source = JSONLLineSource(descriptor: 0, closes: false, chunkSize: chunkSize, maximumLineLength: maximumLineLength)
-            return
-        }
-        name = path
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let code = errno
-            let reason = code == ENOENT ? "no such file" : Self.lowercasedFirst(String(cString: strerror(code)))
-            throw JSONLError(file: path, line: 0, column: 0, field: nil, message: "cannot open: \(reason)")
-        }
-        var status = stat()
-        if fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR {
-            _ = close(descriptor)
-            throw JSONLError(file: path, line: 0, column: 0, field: nil,
-                             message: "cannot read: is a directory, not a JSONL file")
-        }
-        source = JSONLLineSource(descriptor: descriptor, closes: true, chunkSize: chunkSize, maximumLineLength: maximumLineLength)
+        let file = try JSONLFileSource(path: path)
+        name = file.name
+        source = JSONLLineSource(source: file, chunkSize: chunkSize, maximumLineLength: maximumLineLength)
+    }
+
+    /// Reads what `source` delivers (a decompressor, a network stream); `name` is used in errors.
+    public init(source: any JSONLByteSource, name: String) {
+        self.name = name
+        self.source = JSONLLineSource(source: source)
     }
 
     /// Reads from bytes already in memory; `name` is used in error messages.
@@ -106,12 +89,6 @@ public struct JSONLReader {
 
     /// 1-based number of the line last returned or rejected.
     public var lineNumber: Int { line }
-
-    /// `Permission denied` → `permission denied`, to continue a sentence.
-    private static func lowercasedFirst(_ text: String) -> String {
-        guard let first = text.first else { return text }
-        return first.lowercased() + text.dropFirst()
-    }
 
     private static func isBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         for c in bytes where !(c == 0x20 || c == 0x09 || c == 0x0D) { return false }   // stops at the first '{'

@@ -1,5 +1,6 @@
 import Foundation
 import SmartStack
+import SmartStackDatasets
 
 /// `smartstack ingest <file.jsonl | -> --db <path> [--skip-invalid] [--retain-days N]
 /// [--coarse-locations]`: adds the events of a SmartStack JSONL v1 file to the event log.
@@ -28,7 +29,8 @@ public struct IngestCommand: SubcommandProtocol, Hashable {
     public static let help = """
         OVERVIEW: \(abstract)
 
-        Reads SmartStack JSONL v1 (one event per line; see Datasets/FORMAT.md). By default the
+        Reads SmartStack JSONL v1 (one event per line; see Datasets/FORMAT.md), plain or
+        gzip-compressed (recognised by its first bytes, whatever its name). By default the
         ingest is all or nothing: an invalid line is reported as 'path:line:column: what is
         wrong' and nothing of the file is stored. The file goes in as one transaction,
         in batches of 10,000 events: memory stays bounded whatever its size, and a
@@ -38,7 +40,7 @@ public struct IngestCommand: SubcommandProtocol, Hashable {
         USAGE: \(usage)
 
         ARGUMENTS:
-        \(CommandLineTool.helpRows([("<file>", "A JSONL file, or '-' to read standard input.")]))
+        \(CommandLineTool.helpRows([("<file>", "A JSONL or gzip-compressed JSONL file, or '-' to read standard input.")]))
 
         OPTIONS:
         \(CommandLineTool.helpRows([
@@ -51,7 +53,7 @@ public struct IngestCommand: SubcommandProtocol, Hashable {
 
         EXAMPLES:
           smartstack ingest events.jsonl --db events.db
-          gunzip -c events.jsonl.gz | smartstack ingest - --db events.db --skip-invalid
+          smartstack ingest events.jsonl.gz --db events.db --skip-invalid
           smartstack ingest today.jsonl --db events.db --retain-days 30 --coarse-locations
         """
 
@@ -109,7 +111,7 @@ public struct IngestCommand: SubcommandProtocol, Hashable {
 
         var batches: Batches
         do {
-            batches = Batches(reader: try JSONLReader(path: input), skipInvalid: skipInvalid,
+            batches = Batches(reader: try JSONLReader(detectingGzip: input), skipInvalid: skipInvalid,
                               progress: Progress(output: output), output: output)
         } catch {
             throw CommandFailure(error.description)

@@ -112,7 +112,9 @@ public struct DecisionExport: Sendable {
     public func run(_ source: EvaluationSource, emit: (DecisionRecord) throws -> Void) throws -> DecisionExportSummary {
         var summary = DecisionExportSummary()
         let replay = UserReplay(options: options, policyCount: 1)
-        let reader = UserEventReader(options: options, counters: ProgressCounters())
+        // Records are emitted as users are read, so the reader must never withdraw a user.
+        var reader = UserEventReader(options: options, counters: ProgressCounters())
+        reader.readsTwice = true
         let policy = self.policy
         let seed = options.seed
         _ = try reader.read(source) { _, user, events in

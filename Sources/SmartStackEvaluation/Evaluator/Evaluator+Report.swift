@@ -3,9 +3,10 @@ import SmartStack
 extension Evaluator {
     /// Turns per-user results into the report: the scored user-days go to the metrics and the
     /// bootstrap, each policy's logged impressions to the off-policy estimators, and the best
-    /// user-day to the timeline.
-    func assemble(source: EvaluationSource, scan: UserEventReader.Scan, results: [UserReplayResult],
-                  policies: [PolicyFactory], referenceIndex: Int?) throws -> EvaluationReport {
+    /// user-day to the timeline. It needs nothing but the results (sorted by user id), so
+    /// `merge` calls it with the results of several shards.
+    func assemble(name: String, sources: [String], scan: UserEventReader.Scan, results: [UserReplayResult],
+                  policyNames: [String], referenceIndex: Int?) throws -> EvaluationReport {
         guard scan.totalEvents > 0 else { throw EvaluationError("the dataset has no events") }
         let evaluated = results.filter { $0.skipReason == nil }
         let skipped = results.compactMap { r in r.skipReason.map { SkippedUser(user: r.user, reason: $0) } }
@@ -16,25 +17,25 @@ extension Evaluator {
         guard decisionPoints > 0 else {
             throw EvaluationError("the dataset has no decision points: no screen_on and no engagement of a stacked widget (a launch of a widget's app or a widget tap) after a stack_config")
         }
-        let scored = ScoredResults(evaluated, policies: policies.count)
+        let scored = ScoredResults(evaluated, policies: policyNames.count)
         guard !scored.table.dayUser.isEmpty else {
             throw EvaluationError("no decision point falls after the warm-up (\(options.warmupDays) days from each user's first event); lower --warmup-days")
         }
         let boot = Bootstrap.run(scored.table, resamples: options.bootstrapResamples, seed: options.seed,
                                  threads: max(1, options.threads), reference: referenceIndex)
         let timeline = TimelineDay(evaluated)
-        let reports = policies.indices.map { p in
+        let reports = policyNames.indices.map { p in
             let metrics = scored.table.values(policy: p)
             var paired: PairedComparison?
             if let ref = referenceIndex, ref != p {
-                paired = PairedComparison(reference: policies[ref].name, difference: metrics - scored.table.values(policy: ref),
+                paired = PairedComparison(reference: policyNames[ref], difference: metrics - scored.table.values(policy: ref),
                                           ci: boot.pairedIntervals[p] ?? MetricIntervals())
             }
             let impressions = evaluated.map {
                 UserImpressions(stacks: $0.stacks, impressions: $0.impressions, actions: $0.perPolicy[p].impressionActions)
             }
             return PolicyReport(
-                name: policies[p].name, metrics: metrics, ci: boot.intervals[p],
+                name: policyNames[p], metrics: metrics, ci: boot.intervals[p],
                 byHour: scored.hours[p].enumerated().map { HourBreakdown(hour: $0.offset, tally: $0.element) },
                 byUser: evaluated.indices.map {
                     UserBreakdown(user: evaluated[$0].user, metrics: scored.table.values(policy: p, indices: scored.userDays[$0]))
@@ -44,13 +45,13 @@ extension Evaluator {
                 paired: paired, timeline: timeline?.intervals(policy: p) ?? [])
         }
         let dataset = DatasetSummary(
-            name: source.name, sources: source.descriptions,
+            name: name, sources: sources,
             events: results.reduce(0) { $0 + $1.events }, mergedRepeats: results.reduce(0) { $0 + $1.mergedRepeats },
             users: results.count,
             usersEvaluated: evaluated.count, usersSkipped: skipped, decisionPoints: decisionPoints,
             usersWithScreenOn: evaluated.filter { $0.rule == .screenOn }.count, userDays: scored.table.dayUser.count,
             first: scan.first?.rfc3339, last: scan.last?.rfc3339)
-        let referenceName = referenceIndex.map { policies[$0].name }
+        let referenceName = referenceIndex.map { policyNames[$0] }
         return EvaluationReport(dataset: dataset, options: OptionsSummary(options, reference: referenceName),
                                 policies: reports, timeline: timeline?.sample)
     }

@@ -55,8 +55,8 @@ public struct Evaluator: Sendable {
 
         let replayed = try replayUsers(source, policies: policies, counters: counters)
         counters.phase.store(2, ordering: .relaxed)
-        return try assemble(source: source, scan: replayed.scan, results: replayed.results,
-                            policies: policies, referenceIndex: referenceIndex)
+        return try assemble(name: source.name, sources: source.descriptions, scan: replayed.scan, results: replayed.results,
+                            policyNames: policies.map(\.name), referenceIndex: referenceIndex)
     }
 
     /// Replays every user in parallel; results sorted by user id.
@@ -64,8 +64,11 @@ public struct Evaluator: Sendable {
         throws -> (scan: UserEventReader.Scan, results: [UserReplayResult]) {
         let threads = max(1, options.threads)
         let queue = WorkQueue(capacity: threads)
-        let results = Mutex<[UserReplayResult]>([])
-        let failure = Mutex<(user: String, error: any Error)?>(nil)
+        // Results of withdrawn deliveries (a file found not grouped by user) carry an older
+        // generation and are dropped; workers skip items of an older generation.
+        let generation = Atomic<Int>(0)
+        let results = Mutex<[(generation: Int, result: UserReplayResult)]>([])
+        let failure = Mutex<(user: String, error: any Error, generation: Int)?>(nil)
         let group = DispatchGroup()
         let options = self.options
         let collectImpressions = options.offPolicyEstimates
@@ -73,6 +76,7 @@ public struct Evaluator: Sendable {
             DispatchQueue.global().async(group: group) {
                 let replay = UserReplay(options: options, policyCount: policies.count)
                 while let item = queue.pop() {
+                    guard item.generation == generation.load(ordering: .acquiring) else { continue }
                     do {
                         let events = Self.timeOrdered(item.events)
                         let userSeed = SeededGenerator.mix(options.seed, SeededGenerator.hash(item.user))
@@ -82,10 +86,12 @@ public struct Evaluator: Sendable {
                             counters.events.add(n, ordering: .relaxed)
                         }
                         counters.decisionPoints.add(r.decisionPoints, ordering: .relaxed)
-                        results.withLock { $0.append(r) }
+                        results.withLock { $0.append((item.generation, r)) }
                     } catch {
                         failure.withLock { f in
-                            if f == nil || item.user < f!.user { f = (item.user, error) }
+                            if f == nil || item.generation > f!.generation || item.user < f!.user {
+                                f = (item.user, error, item.generation)
+                            }
                         }
                     }
                 }
@@ -93,9 +99,13 @@ public struct Evaluator: Sendable {
         }
         let scan: UserEventReader.Scan
         do {
-            scan = try UserEventReader(options: options, counters: counters).read(source) { index, user, events in
-                queue.push((index, user, events))
-            }
+            let reader = UserEventReader(options: options, counters: counters)
+            scan = try reader.read(source, restart: {
+                generation.add(1, ordering: .releasing)
+                counters.decisionPoints.store(0, ordering: .relaxed)
+            }, deliver: { index, user, events in
+                queue.push((index, user, events, generation.load(ordering: .relaxed)))
+            })
         } catch {
             queue.close(consumers: threads)
             group.wait()
@@ -103,11 +113,12 @@ public struct Evaluator: Sendable {
         }
         queue.close(consumers: threads)
         group.wait()
-        if let f = failure.withLock({ $0 }) {
+        let final = generation.load(ordering: .acquiring)
+        if let f = failure.withLock({ $0 }), f.generation == final {
             if let e = f.error as? EvaluationError { throw e }
             throw EvaluationError("replay of user '\(f.user)' failed: \(f.error)")
         }
-        let sorted = results.withLock { $0 }.sorted { $0.user < $1.user }
+        let sorted = results.withLock { $0 }.filter { $0.generation == final }.map(\.result).sorted { $0.user < $1.user }
         return (scan, sorted)
     }
 
@@ -164,7 +175,9 @@ final class ProgressReporter: Sendable {
                 let kind: ReplayProgress.Phase = p == 0 ? .scanning : p == 1 ? .replaying : .bootstrapping
                 sink(ReplayProgress(phase: kind, events: counters.events.load(ordering: .relaxed),
                                     totalEvents: counters.total.load(ordering: .relaxed),
-                                    decisionPoints: counters.decisionPoints.load(ordering: .relaxed), elapsed: elapsed))
+                                    decisionPoints: counters.decisionPoints.load(ordering: .relaxed), elapsed: elapsed,
+                                    bytes: counters.bytes.load(ordering: .relaxed),
+                                    totalBytes: counters.totalBytes.load(ordering: .relaxed)))
                 usleep(200_000)
             }
             finished.signal()

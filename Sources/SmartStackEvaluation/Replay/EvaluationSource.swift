@@ -1,5 +1,6 @@
 import Foundation
 import SmartStack
+import SmartStackDatasets
 
 /// Where the recorded sessions come from.
 public enum EvaluationSource: Sendable {
@@ -35,17 +36,20 @@ public enum EvaluationSource: Sendable {
 
 /// Hands each user's events, whole, to `deliver`, one user at a time with bounded memory.
 ///
-/// Files are read twice. The first pass counts events per user and checks whether each user's
-/// events form one contiguous run (files sorted by user, or one user per file). If they do, the
-/// second pass streams them and hands over each run as it ends: memory holds the users being
-/// replayed plus a few waiting. If not (e.g. files sorted globally by time), the second pass
-/// spills the events into temporary JSONL files, each holding whole users and at most
-/// `ReplayOptions.spillBudget` events (a bigger single user gets its own file), then reads one
-/// spill file at a time and groups it by user. Within a user, events are put in time order
-/// (stable, so ties keep file order).
+/// Files (plain or gzip JSONL) are read once when each user's events form one contiguous run
+/// (files sorted by user, or one user per file): each run is handed over as it ends, so memory
+/// holds the users being replayed plus a few waiting. If a user turns up again after others
+/// (e.g. files sorted globally by time), what was handed over is withdrawn (`restart`), the
+/// rest of the files is counted, and a second read spills the events into temporary JSONL
+/// files, each holding whole users and at most `ReplayOptions.spillBudget` events (a bigger
+/// single user gets its own file); then one spill file at a time is read and grouped by user.
+/// `readsTwice` keeps the older behaviour for consumers that cannot withdraw what they were
+/// given (a decision export already printed): count first, then stream or spill. Within a
+/// user, events are put in time order (stable, so ties keep file order).
 struct UserEventReader {
     let options: ReplayOptions
     let counters: ProgressCounters
+    var readsTwice = false
 
     /// What the first pass learned.
     struct Scan {
@@ -59,7 +63,10 @@ struct UserEventReader {
 
     /// Streams `source`, calling `deliver(index, user, events)` for each user in the order met.
     /// In-memory events sorted by user are handed over as slices of the source (no copy).
-    func read(_ source: EvaluationSource, deliver: (Int, String, ArraySlice<Event>) throws -> Void) throws -> Scan {
+    /// `restart` is called when everything delivered so far is withdrawn and will be delivered
+    /// again (files not grouped by user, found out while reading them once).
+    func read(_ source: EvaluationSource, restart: () -> Void = {},
+              deliver: (Int, String, ArraySlice<Event>) throws -> Void) throws -> Scan {
         switch source {
         case .events(let events, _):
             if let scan = try readContiguousRuns(events, deliver: deliver) { return scan }
@@ -121,12 +128,23 @@ struct UserEventReader {
                     throw EvaluationError("cannot read dataset '\(path)': \(exists ? "permission denied" : "no such file")")
                 }
             }
-            var scan = try scanFiles(paths)
-            if scan.isContiguous {
-                try streamContiguous(paths, scan: scan, deliver: deliver)
+            counters.totalBytes.store(paths.reduce(0) { $0 + Self.fileSize($1) }, ordering: .relaxed)
+            var scan: Scan
+            if readsTwice {
+                scan = try scanFiles(paths)
+                if scan.isContiguous {
+                    try streamContiguous(paths, scan: scan, deliver: deliver)
+                    return scan
+                }
             } else {
-                try spillAndGroup(paths, scan: &scan, deliver: deliver)
+                scan = try streamOnce(paths, deliver: deliver)
+                if scan.isContiguous { return scan }
+                restart()
             }
+            counters.totalBytes.store(0, ordering: .relaxed)
+            counters.events.store(0, ordering: .relaxed)
+            counters.phase.store(1, ordering: .relaxed)
+            try spillAndGroup(paths, scan: &scan, deliver: deliver)
             return scan
         }
     }
@@ -162,11 +180,15 @@ struct UserEventReader {
         if scan.last.map({ e.time > $0 }) ?? true { scan.last = e.time }
     }
 
-    /// Calls `body` for every event of every file, turning reader errors into evaluation errors.
+    /// Calls `body` for every event of every file (plain or gzip JSONL), turning reader errors
+    /// into evaluation errors and counting the bytes read for the progress bar.
     private func forEachEvent(_ paths: [String], _ body: (Event) throws -> Void) throws {
         for path in paths {
             var reader: JSONLReader
-            do { reader = try JSONLReader(path: path) } catch {
+            do {
+                let file = try JSONLFileSource(path: path)
+                reader = JSONLReader(source: GzipByteSource(CountingByteSource(file, counters: counters)), name: file.name)
+            } catch {
                 throw EvaluationError("cannot read dataset: \(error)")
             }
             while true {
@@ -178,6 +200,59 @@ struct UserEventReader {
                 try body(event)
             }
         }
+    }
+
+    private static func fileSize(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0
+    }
+
+    /// Reads the files once, delivering each user's run as it ends for as long as every user
+    /// met so far forms one run; after the first user met again, only counts (the scan then
+    /// says `isContiguous == false`, and the caller withdraws what was delivered).
+    ///
+    /// - Complexity: O(events), one dictionary look-up per run of a user, not per event.
+    private func streamOnce(_ paths: [String], deliver: (Int, String, ArraySlice<Event>) throws -> Void) throws -> Scan {
+        var scan = Scan()
+        var current: [Event] = []
+        var currentUser: String?
+        var runLength = 0
+        var index = 0
+        counters.phase.store(1, ordering: .relaxed)
+        func endRun() throws {
+            guard let user = currentUser else { return }
+            scan.counts[user, default: 0] += runLength
+            if scan.isContiguous {
+                try deliver(index, user, current[...])
+                index += 1
+                current = []
+            }
+        }
+        try forEachEvent(paths) { e in
+            if e.user != currentUser {
+                try endRun()
+                if scan.counts[e.user] == nil {
+                    scan.users.append(e.user)
+                    scan.counts[e.user] = 0
+                } else if scan.isContiguous {
+                    scan.isContiguous = false   // a user met again after others: stop delivering
+                    current = []
+                    counters.phase.store(0, ordering: .relaxed)
+                }
+                currentUser = e.user
+                runLength = 0
+            }
+            runLength += 1
+            scan.totalEvents += 1
+            note(e, in: &scan)
+            if scan.isContiguous {
+                current.append(e)
+            } else if scan.totalEvents & 0xFFF == 0 {
+                counters.events.store(scan.totalEvents, ordering: .relaxed)
+            }
+        }
+        try endRun()
+        counters.total.store(scan.totalEvents, ordering: .relaxed)
+        return scan
     }
 
     private func scanFiles(_ paths: [String]) throws -> Scan {
@@ -279,5 +354,23 @@ struct UserEventReader {
                 index += 1
             }
         }
+    }
+}
+
+/// Passes bytes through, adding how many to a counter (the progress bar's position in a file,
+/// compressed or not).
+final class CountingByteSource: JSONLByteSource {
+    private let input: any JSONLByteSource
+    private let counters: ProgressCounters
+
+    init(_ input: any JSONLByteSource, counters: ProgressCounters) {
+        self.input = input
+        self.counters = counters
+    }
+
+    func read(into buffer: UnsafeMutableBufferPointer<UInt8>) throws(JSONLReadError) -> Int {
+        let count = try input.read(into: buffer)
+        counters.bytes.add(count, ordering: .relaxed)
+        return count
     }
 }

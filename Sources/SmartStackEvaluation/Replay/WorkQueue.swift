@@ -5,7 +5,7 @@ import SmartStack
 /// A bounded first-in first-out hand-off of users' events from the reader to the workers, so at
 /// most `capacity` users wait in memory besides the ones being replayed.
 final class WorkQueue: Sendable {
-    typealias Item = (index: Int, user: String, events: ArraySlice<Event>)
+    typealias Item = (index: Int, user: String, events: ArraySlice<Event>, generation: Int)
     private let items = Mutex<(queue: [Item], head: Int, closed: Bool)>(([], 0, false))
     private let free: DispatchSemaphore
     private let ready = DispatchSemaphore(value: 0)
