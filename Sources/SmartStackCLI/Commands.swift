@@ -6,6 +6,7 @@ public let allSubcommands: [any SubcommandProtocol.Type] = [
     EvaluateCommand.self,
     ExportDecisionsCommand.self,
     ShardCommand.self,
+    MergeCommand.self,
     GenerateCommand.self,
     ImportCommand.self,
     ForgetCommand.self,

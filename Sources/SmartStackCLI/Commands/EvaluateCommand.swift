@@ -6,7 +6,7 @@ import SmartStackEvaluation
 public struct EvaluateCommand: SubcommandProtocol {
     public static let name = "evaluate"
     public static let abstract = "Replay recorded sessions through policies and compare them"
-    public static let usage = "smartstack evaluate <dataset.jsonl ...> [--db <path>] [--policies <p1,p2,...>] [--reference <policy>] [--report <dir>] [--json] [options]"
+    public static let usage = "smartstack evaluate <dataset.jsonl ...> [--db <path>] [--policies <p1,p2,...>] [--reference <policy>] [--report <dir> | --json | --partial <file>] [options]"
     public static let help = """
         OVERVIEW: Replay recorded sessions through policies and compare them
 
@@ -45,6 +45,9 @@ public struct EvaluateCommand: SubcommandProtocol {
           --report <dir>          Write report.json, report.md and report.html into
                                   <dir>
           --json                  Print report.json to stdout instead of the table
+          --partial <file>        Write this shard's sufficient statistics to <file>
+                                  instead of a report, for 'smartstack merge'
+                                  (format: Datasets/PARTIAL-FORMAT.md)
           --quiet                 No progress bar (it is shown only when stderr is a
                                   terminal)
           -h, --help              Show help information.
@@ -71,11 +74,13 @@ public struct EvaluateCommand: SubcommandProtocol {
     public var json: Bool
     /// No progress bar.
     public var quiet: Bool
+    /// Where to write the partial result instead of a report.
+    public var partialPath: String?
 
     /// Parses the arguments (pure: nothing is read or checked on disk).
     public init(arguments: [String]) throws(UsageError) {
         let args = try ParsedArguments(arguments,
-            options: ReplayArguments.options.union(["--policies", "--reference", "--truth", "--rotation", "--bootstrap", "--threads", "--report"]),
+            options: ReplayArguments.options.union(["--policies", "--reference", "--truth", "--rotation", "--bootstrap", "--threads", "--report", "--partial"]),
             flags: ReplayArguments.flags.union(["--json", "--quiet"]))
         let replay = try ReplayArguments(args, command: Self.name)
         datasets = replay.datasets
@@ -94,6 +99,10 @@ public struct EvaluateCommand: SubcommandProtocol {
         reportDirectory = args.value("--report")
         json = args.flag("--json")
         quiet = args.flag("--quiet")
+        partialPath = args.value("--partial")
+        if partialPath != nil, reportDirectory != nil || json {
+            throw UsageError("--partial writes statistics for 'smartstack merge', not a report: give it without --report and --json")
+        }
     }
 
     /// Splits a `--policies` list on commas, keeping `key=value` pieces with the policy before
@@ -166,6 +175,18 @@ public struct EvaluateCommand: SubcommandProtocol {
                 FileHandle.standardError.write(Data(("\r\u{1B}[K" + p.line()).utf8))
             }
         }
+        if let partialPath {
+            do {
+                let partial = try Evaluator(options: options).partial(source, policies: factories, reference: reference, progress: progress)
+                if showProgress { output.standardError("\r\u{1B}[K") }
+                try partial.write(to: partialPath)
+                output.printError("partial of \(partial.userCount) users written to \(partialPath)")
+            } catch let error as EvaluationError {
+                if showProgress { output.standardError("\r\u{1B}[K") }
+                throw CommandFailure(error.message)
+            }
+            return 0
+        }
         let report: EvaluationReport
         do {
             report = try Evaluator(options: options).evaluate(source, policies: factories, reference: reference, progress: progress)
@@ -174,8 +195,15 @@ public struct EvaluateCommand: SubcommandProtocol {
             throw CommandFailure(error.message)
         }
         if showProgress { output.standardError("\r\u{1B}[K") }
+        try Self.publish(report, directory: reportDirectory, json: json, output: output)
+        return 0
+    }
+
+    /// Prints skipped users, writes report.json/.md/.html into `directory` and prints the table
+    /// (or report.json with `json`): what `evaluate` and `merge` show of a report.
+    static func publish(_ report: EvaluationReport, directory: String?, json: Bool, output: CommandOutput) throws {
         for s in report.dataset.usersSkipped { output.printError("warning: user '\(s.user)' skipped: \(s.reason)") }
-        if let dir = reportDirectory {
+        if let dir = directory {
             do {
                 try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
                 let base = URL(fileURLWithPath: dir)
@@ -190,10 +218,9 @@ public struct EvaluateCommand: SubcommandProtocol {
             output.standardOutput(String(decoding: try report.jsonData(), as: UTF8.self))
         } else {
             output.standardOutput(report.textTable())
-            if let dir = reportDirectory {
+            if let dir = directory {
                 output.print("\nReport written to \(dir)/report.json, report.md and report.html (open \(dir)/report.html in a browser).")
             }
         }
-        return 0
     }
 }

@@ -128,40 +128,15 @@ enum GroundTruthFormat {
 
         mutating func string(_ field: String?) throws(GroundTruthError) -> String {
             try expect(UInt8(ascii: "\""), field)
-            var out: [UInt8] = []
-            while i < bytes.count {
-                let b = bytes[i]
-                i += 1
-                if b == UInt8(ascii: "\"") { return String(decoding: out, as: UTF8.self) }
-                if b != 92 { out.append(b); continue }
-                guard i < bytes.count else { break }
-                let e = bytes[i]
-                i += 1
-                switch e {
-                case UInt8(ascii: "n"): out.append(10)
-                case UInt8(ascii: "t"): out.append(9)
-                case UInt8(ascii: "r"): out.append(13)
-                case UInt8(ascii: "b"): out.append(8)
-                case UInt8(ascii: "f"): out.append(12)
-                case UInt8(ascii: "u"):
-                    guard i + 4 <= bytes.count, let v = UInt32(String(decoding: bytes[i..<i + 4], as: UTF8.self), radix: 16),
-                          let scalar = Unicode.Scalar(v) else { throw fail(field, "bad \\u escape in string") }
-                    out.append(contentsOf: Array(String(Character(scalar)).utf8))
-                    i += 4
-                default: out.append(e)
-                }
+            switch JSONScalars.string(bytes, at: &i) {
+            case .success(let text): return text
+            case .failure(let failure): throw fail(field, failure.message)
             }
-            throw fail(field, "unterminated string")
         }
 
         mutating func number(_ field: String) throws(GroundTruthError) -> Double {
             skipSpace()
-            let start = i
-            while i < bytes.count, let c = Optional(bytes[i]),
-                  (c >= 48 && c <= 57) || c == 45 || c == 43 || c == 46 || c == 101 || c == 69 { i += 1 }
-            guard i > start, let v = Double(String(decoding: bytes[start..<i], as: UTF8.self)), v.isFinite else {
-                throw fail(field, "expected a number")
-            }
+            guard let v = JSONScalars.number(bytes, at: &i) else { throw fail(field, "expected a number") }
             return v
         }
 

@@ -1,0 +1,170 @@
+import SmartStack
+
+/// One user's line of a partial file: everything `Evaluator.assemble` reads of a replay result.
+extension PartialEvaluation {
+    static func write(_ u: UserReplayResult, _ w: inout PartialWriter) {
+        w.raw("{")
+        w.key("user", first: true); w.string(u.user)
+        w.key("events"); w.int(u.events)
+        w.key("merged_repeats"); w.int(u.mergedRepeats)
+        w.key("skip"); w.optionalString(u.skipReason)
+        w.key("rule"); w.string(u.rule == .screenOn ? "screen_on" : "engagement")
+        w.key("decision_points"); w.int(u.decisionPoints)
+        w.key("universe"); w.int(u.universe)
+        w.key("stacks"); w.array(u.stacks) { $0.string($1) }
+        w.key("last_event_ns"); w.int(u.lastEventNanoseconds)
+        w.key("day_numbers"); w.array(u.dayNumbers) { $0.int($1) }
+        w.key("day_targets"); w.array(u.dayTargets) { $0.int($1) }
+        w.key("day_offsets"); w.array(u.dayOffsets) { $0.int($1) }
+        w.key("engagements"); w.array(u.engagements) { w, e in
+            w.raw("["); w.int(e.time.nanosecondsSinceEpoch); w.raw(","); w.int(e.time.utcOffsetSeconds)
+            w.raw(","); w.int(e.stack); w.raw(","); w.string(e.widget); w.raw("]")
+        }
+        w.key("impressions"); w.array(u.impressions) { w, i in
+            w.raw("["); w.double(i.propensity); w.raw(","); w.int(i.actionCount); w.raw(","); w.int(i.loggedAction)
+            w.raw(","); w.int(i.stack); w.raw(","); w.int(i.hour); w.raw(","); w.int(i.isEngaged ? 1 : 0); w.raw("]")
+        }
+        w.key("policies"); w.array(u.perPolicy) { w, p in
+            w.raw("{")
+            w.key("days", first: true); w.array(p.days) { w, d in
+                w.raw("["); writeTally(d.tally, &w); w.raw(","); w.array(d.topKeys) { $0.int($1) }; w.raw("]")
+            }
+            w.key("hours"); w.array(p.byHour) { w, h in
+                w.raw("["); writeTally(h, &w); w.raw("]")
+            }
+            w.key("top_changes"); w.array(p.topChanges) { w, c in
+                w.raw("["); w.int(c.nanoseconds); w.raw(","); w.int(c.stack); w.raw(","); w.string(c.widget); w.raw("]")
+            }
+            w.key("impression_actions"); w.array(p.impressionActions) { $0.int($1) }
+            w.raw("}")
+        }
+        w.raw("}")
+    }
+
+    /// A `DecisionTally` as its fields in order, dwells last as an array (no brackets around).
+    static func writeTally(_ t: DecisionTally, _ w: inout PartialWriter) {
+        w.int(t.decisions); w.raw(","); w.int(t.decisionsWithTarget); w.raw(","); w.int(t.hitsAt1)
+        w.raw(","); w.int(t.hitsAt3); w.raw(","); w.double(t.reciprocalRankSum); w.raw(","); w.double(t.ndcgSum)
+        w.raw(","); w.int(t.activeHours); w.raw(","); w.int(t.rotations); w.raw(","); w.int(t.flickers)
+        w.raw(","); w.int(t.unnecessaryRotations); w.raw(",")
+        w.array(t.dwellMinutes) { $0.double($1) }
+    }
+
+    static func readTally(_ s: inout PartialScanner) throws(EvaluationError) -> DecisionTally {
+        var t = DecisionTally()
+        t.decisions = try s.int(); try s.expect(",")
+        t.decisionsWithTarget = try s.int(); try s.expect(",")
+        t.hitsAt1 = try s.int(); try s.expect(",")
+        t.hitsAt3 = try s.int(); try s.expect(",")
+        t.reciprocalRankSum = try s.double(); try s.expect(",")
+        t.ndcgSum = try s.double(); try s.expect(",")
+        t.activeHours = try s.int(); try s.expect(",")
+        t.rotations = try s.int(); try s.expect(",")
+        t.flickers = try s.int(); try s.expect(",")
+        t.unnecessaryRotations = try s.int(); try s.expect(",")
+        try s.array { (s: inout PartialScanner) throws(EvaluationError) in t.dwellMinutes.append(try s.double()) }
+        return t
+    }
+
+    static func readUser(_ s: inout PartialScanner, policies: Int) throws(EvaluationError) -> UserReplayResult {
+        try s.expect("{")
+        try s.key("user", first: true)
+        var u = UserReplayResult(user: try s.string())
+        try s.key("events"); u.events = try s.int()
+        try s.key("merged_repeats"); u.mergedRepeats = try s.int()
+        try s.key("skip"); u.skipReason = try s.optionalString()
+        try s.key("rule")
+        switch try s.string() {
+        case "screen_on": u.rule = .screenOn
+        case "engagement": u.rule = .engagement
+        case let other: throw s.failure("unknown decision point rule '\(other)'")
+        }
+        try s.key("decision_points"); u.decisionPoints = try s.int()
+        try s.key("universe"); u.universe = try s.int()
+        try s.key("stacks"); u.stacks = try s.strings()
+        try s.key("last_event_ns"); u.lastEventNanoseconds = Int64(try s.int())
+        try s.key("day_numbers"); u.dayNumbers = try s.ints()
+        try s.key("day_targets"); u.dayTargets = try s.ints()
+        try s.key("day_offsets"); u.dayOffsets = try s.ints().map { Int32(truncatingIfNeeded: $0) }
+        guard u.dayTargets.count == u.dayNumbers.count, u.dayOffsets.count == u.dayNumbers.count else {
+            throw s.failure("day_numbers, day_targets and day_offsets differ in length")
+        }
+        let stackCount = u.stacks.count
+        try s.key("engagements")
+        try s.array { (s: inout PartialScanner) throws(EvaluationError) in
+            try s.expect("[")
+            let ns = try s.int(); try s.expect(",")
+            let offset = try s.int(); try s.expect(",")
+            let stack = try s.int(); try s.expect(",")
+            let widget = try s.string(); try s.expect("]")
+            guard stack >= 0, stack < stackCount else { throw s.failure("engagement of an unknown stack slot \(stack)") }
+            u.engagements.append(EngagementRecord(time: EventTime(nanosecondsSinceEpoch: Int64(ns), utcOffsetSeconds: Int32(truncatingIfNeeded: offset)),
+                                                  stack: stack, widget: widget))
+        }
+        try s.key("impressions")
+        try s.array { (s: inout PartialScanner) throws(EvaluationError) in
+            try s.expect("[")
+            let propensity = try s.double(); try s.expect(",")
+            let count = try s.int(); try s.expect(",")
+            let logged = try s.int(); try s.expect(",")
+            let stack = try s.int(); try s.expect(",")
+            let hour = try s.int(); try s.expect(",")
+            let engaged = try s.int(); try s.expect("]")
+            guard let c = Int16(exactly: count), let l = Int16(exactly: logged), let st = Int16(exactly: stack),
+                  st >= 0, Int(st) < stackCount, let h = UInt8(exactly: hour), h < 24, engaged == 0 || engaged == 1 else {
+                throw s.failure("impression field out of range")
+            }
+            u.impressions.append(LoggedImpression(propensity: propensity, actionCount: c, loggedAction: l, stack: st,
+                                                  hour: h, isEngaged: engaged == 1))
+        }
+        try s.key("policies")
+        try s.array { (s: inout PartialScanner) throws(EvaluationError) in
+            var p = PolicyUserTallies()
+            p.byHour = []
+            try s.expect("{")
+            try s.key("days", first: true)
+            try s.array { (s: inout PartialScanner) throws(EvaluationError) in
+                var d = DaySummary()
+                try s.expect("[")
+                d.tally = try readTally(&s)
+                try s.expect(",")
+                try s.array { (s: inout PartialScanner) throws(EvaluationError) in
+                    guard let k = Int32(exactly: try s.int()), k >= 0, Int(k) < u.universe else { throw s.failure("top key out of range") }
+                    d.topKeys.append(k)
+                }
+                try s.expect("]")
+                p.days.append(d)
+            }
+            try s.key("hours")
+            try s.array { (s: inout PartialScanner) throws(EvaluationError) in
+                try s.expect("[")
+                p.byHour.append(try readTally(&s))
+                try s.expect("]")
+            }
+            try s.key("top_changes")
+            try s.array { (s: inout PartialScanner) throws(EvaluationError) in
+                try s.expect("[")
+                let ns = try s.int(); try s.expect(",")
+                let stack = try s.int(); try s.expect(",")
+                let widget = try s.string(); try s.expect("]")
+                p.topChanges.append(TopChange(nanoseconds: Int64(ns), stack: stack, widget: widget))
+            }
+            try s.key("impression_actions")
+            try s.array { (s: inout PartialScanner) throws(EvaluationError) in
+                guard let a = Int16(exactly: try s.int()) else { throw s.failure("impression action out of range") }
+                p.impressionActions.append(a)
+            }
+            try s.expect("}")
+            guard p.days.count == u.dayNumbers.count, p.byHour.count == 24, p.impressionActions.count == u.impressions.count else {
+                throw s.failure("a policy's days, hours or impression actions do not match the user's")
+            }
+            u.perPolicy.append(p)
+        }
+        try s.expect("}")
+        try s.end()
+        guard u.perPolicy.count == policies else {
+            throw s.failure("\(u.perPolicy.count) policies' tallies where the header names \(policies)")
+        }
+        return u
+    }
+}

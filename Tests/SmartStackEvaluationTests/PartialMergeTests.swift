@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+import SmartStack
+import SmartStackDatasets
+@testable import SmartStackEvaluation
+
+/// Partials of shards merged give the report of one evaluation of everything, byte for byte;
+/// partials that cannot belong together are refused.
+@Suite struct PartialMergeTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The bundled commuter persona with every built-in policy and the oracle.
+    static func commuter() throws -> (events: [Event], policies: [PolicyFactory]) {
+        var reader = try JSONLReader(path: repository.appendingPathComponent("Datasets/commuter.jsonl").path)
+        var events: [Event] = []
+        while let e = try reader.next() { events.append(e) }
+        var policies = try PolicyRegistry.names.map { PolicyFactory.engine(try PolicySpec(parsing: $0)) }
+        policies.append(try OracleSupport.factory(truthPath: repository.appendingPathComponent("Datasets/commuter.truth.jsonl").path))
+        return (events, policies)
+    }
+
+    static func options() -> ReplayOptions {
+        var o = ReplayOptions()
+        o.bootstrapResamples = 100
+        o.threads = 2
+        return o
+    }
+
+    /// The three renderings a person reads, as bytes.
+    static func rendered(_ r: EvaluationReport) throws -> [Data] {
+        [try r.jsonData(), Data(ReportRenderer.markdown(r).utf8), Data(ReportRenderer.html(r).utf8)]
+    }
+
+    /// Partials of `events` split into `shards` by the sharder's hash, each through its file bytes.
+    static func partials(_ events: [Event], shards: Int, policies: [PolicyFactory], options: ReplayOptions,
+                         reference: String? = nil) throws -> [PartialEvaluation] {
+        var groups = Array(repeating: [Event](), count: shards)
+        for e in events { groups[DatasetSharder.shard(of: e.user, count: shards)].append(e) }
+        return try groups.enumerated().filter { !$0.element.isEmpty }.map { k, group in
+            let p = try Evaluator(options: options).partial(.events(group, name: "shard-\(k)"), policies: policies, reference: reference)
+            return try PartialEvaluation(bytes: p.encoded(), name: "shard-\(k).partial")
+        }
+    }
+
+    @Test(arguments: [1, 2, 3, 7])
+    func mergedShardsGiveTheSingleReportByteForByte(shards: Int) throws {
+        let (events, policies) = try Self.commuter()
+        let whole = try Evaluator(options: Self.options()).evaluate(.events(events, name: "commuter"), policies: policies,
+                                                                    reference: "static")
+        #expect(whole.policies.contains { $0.ope != nil })   // off-policy estimates are part of it
+        let parts = try Self.partials(events, shards: shards, policies: policies, options: Self.options(), reference: "static")
+        let merged = try Evaluator.merge(parts.reversed(), name: "commuter", sources: whole.dataset.sources, threads: 1)
+        #expect(try Self.rendered(merged) == Self.rendered(whole))
+    }
+
+    @Test func withoutNameTheReportNamesTheShards() throws {
+        let events = syntheticDataset(users: 4, days: 3, seed: 3)
+        let parts = try Self.partials(events, shards: 2, policies: [staticFactory], options: Fixture.options())
+        let merged = try Evaluator.merge(parts)
+        #expect(merged.dataset.name == parts[0].name)
+        #expect(merged.dataset.sources == parts.flatMap(\.sources))
+        #expect(merged.dataset.users == 4)
+    }
+
+    @Test func partialsOfOtherOptionsOrPoliciesOrSharingAUserAreRefused() throws {
+        let events = syntheticDataset(users: 4, days: 3, seed: 3)
+        var a = try Self.partials(events, shards: 2, policies: [staticFactory], options: Fixture.options())
+        var other = Fixture.options()
+        other.window = 300
+        let b = try Self.partials(events, shards: 2, policies: [staticFactory], options: other)
+        do { _ = try Evaluator.merge([a[0], b[1]], labels: ["a", "b"]); Issue.record("merged other options") } catch let e as EvaluationError {
+            #expect(e.message == "cannot merge b with a: evaluated with different options (window 300.0 s vs 600.0 s)")
+        }
+        let c = try Self.partials(events, shards: 2, policies: [staticFactory, recentFactory()], options: Fixture.options())
+        do { _ = try Evaluator.merge([a[0], c[1]], labels: ["a", "c"]); Issue.record("merged other policies") } catch let e as EvaluationError {
+            #expect(e.message == "cannot merge c with a: evaluated with different policies (static,recent vs static)")
+        }
+        a.append(a[0])
+        do { _ = try Evaluator.merge(a, labels: ["x", "y", "z"]); Issue.record("merged a user twice") } catch let e as EvaluationError {
+            #expect(e.message.hasPrefix("user 'user") && e.message.contains("is in both x and z: it would be counted twice"))
+        }
+    }
+
+    @Test func aPartialFileCutShortOrAlteredIsRefusedNamingIt() throws {
+        let events = syntheticDataset(users: 3, days: 2, seed: 4)
+        let partial = try Evaluator(options: Fixture.options()).partial(.events(events, name: "x"), policies: [staticFactory])
+        let bytes = partial.encoded()
+        #expect(try PartialEvaluation(bytes: bytes, name: "ok.partial").userCount == 3)
+        let cut = Array(bytes.prefix(bytes.count * 2 / 3))
+        #expect(Self.refusal(cut, "cut.partial").hasPrefix("cut.partial"))
+        var altered = bytes
+        let digit = altered.firstIndex(of: UInt8(ascii: "7")) ?? 200
+        altered[digit] = UInt8(ascii: "8")
+        #expect(Self.refusal(altered, "altered.partial").contains("corrupt partial"))
+        #expect(Self.refusal(Array("{\"user\":\"a\"}\n".utf8), "x.jsonl").hasPrefix("x.jsonl"))
+        let newer = Array(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\"version\":1", with: "\"version\":2").utf8)
+        #expect(Self.refusal(newer, "v2.partial").contains("partial format version 2"))
+        #expect(Self.refusal([], "empty.partial") == "empty.partial: not a complete partial file (empty)")
+    }
+
+    static func refusal(_ bytes: [UInt8], _ name: String) -> String {
+        do { _ = try PartialEvaluation(bytes: bytes, name: name); return "" } catch { return "\(error)" }
+    }
+
+    @Test func aFileRoundTripsThroughDiskAndGzip() throws {
+        let events = syntheticDataset(users: 3, days: 2, seed: 5)
+        let partial = try Evaluator(options: Fixture.options()).partial(.events(events, name: "x"), policies: [staticFactory, recentFactory()])
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("partial-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let plain = dir.appendingPathComponent("p.partial").path
+        try partial.write(to: plain)
+        let packed = dir.appendingPathComponent("p.partial.gz").path
+        try Data(GzipWriter.compress(partial.encoded())).write(to: URL(fileURLWithPath: packed))
+        let a = try PartialEvaluation(contentsOf: plain), b = try PartialEvaluation(contentsOf: packed)
+        #expect(a.encoded() == partial.encoded() && b.encoded() == partial.encoded())
+    }
+}
