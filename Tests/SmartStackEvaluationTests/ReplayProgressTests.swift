@@ -9,7 +9,7 @@ import Testing
                                decisionPoints: 1_700_000, elapsed: 0.08)
         #expect(p.rate == 0)
         #expect(!p.line().contains("/s"))
-        #expect(p.line().hasPrefix("bootstrapping"))
+        #expect(p.line().hasPrefix("bootstrapping intervals"))
         #expect(p.secondsLeft == nil)
     }
 

@@ -56,7 +56,7 @@ public struct ReplayProgress: Sendable, Hashable {
     /// One line for a terminal: a bar, counts, rate and ETA (no newline). Bootstrapping shows
     /// what is resampled and the time spent, not an event rate.
     public func line(width: Int = 24) -> String {
-        var s = phase.rawValue.padding(toLength: 13, withPad: " ", startingAt: 0)
+        var s = phase.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0)
         if phase == .bootstrapping {
             return s + "intervals over user-days of \(Self.compact(Double(decisionPoints))) decisions, \(Self.duration(elapsed))"
         }

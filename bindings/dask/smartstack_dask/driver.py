@@ -16,6 +16,7 @@ carries every user's sufficient statistics and `smartstack merge` recombines the
 
 from __future__ import annotations
 
+import glob
 import os
 import subprocess
 import sys
@@ -49,21 +50,23 @@ class EvaluationResult:
     skipped_empty_shards: int = 0
 
 
-def expand_inputs(inputs: list[str]) -> list[str]:
-    """Local paths made absolute and checked; URLs and globs expanded with fsspec and checked."""
-    expanded: list[str] = []
+def expand_inputs(inputs: list[str]) -> list[tuple[str, str]]:
+    """Each input as (as the user wrote it, what a worker opens): globs expanded (sorted, as a
+    shell does), local paths made absolute for the workers, URLs kept; every one checked."""
+    expanded: list[tuple[str, str]] = []
     for item in inputs:
-        if tasks.is_local(item) and not any(c in item for c in "*?["):
-            path = os.path.abspath(tasks.local_path(item))
-            if not os.path.isfile(path):
+        if tasks.is_local(item):
+            path = tasks.local_path(item)
+            matches = sorted(glob.glob(path)) if any(c in path for c in "*?[") else [path]
+            if not matches or not all(os.path.isfile(m) for m in matches):
                 raise DriverError(f"input not found: {item}")
-            expanded.append(path)
+            expanded += [(m, os.path.abspath(m)) for m in matches]
             continue
         fs, path = fsspec.core.url_to_fs(item)
         matches = sorted(fs.glob(path)) if any(c in path for c in "*?[") else [path]
         if not matches or not all(fs.isfile(m) for m in matches):
             raise DriverError(f"input not found: {item}")
-        expanded += [os.path.abspath(m) if tasks.is_local(item) else fs.unstrip_protocol(m) for m in matches]
+        expanded += [(fs.unstrip_protocol(m),) * 2 for m in matches]
     return expanded
 
 
@@ -148,12 +151,13 @@ def evaluate(inputs: list[str], report_dir: str | None = None, *, client: Client
       workers, into `work_dir`, which must be readable by every worker: a shared path or a URL).
     - `evaluate_args`: options of `smartstack evaluate` (`--policies all`, `--seed 3`, ...).
     - `name`, `sources`: the report's `dataset.name` and `dataset.sources` (default: what
-      `smartstack evaluate` would print for `inputs`).
+      `smartstack evaluate` prints for `inputs` written the same way, so the reports are identical).
     """
     args, truth = split_truth(list(evaluate_args or []))
-    inputs = expand_inputs(inputs)
-    if not inputs:
+    written = expand_inputs(inputs)
+    if not written:
         raise DriverError("no input")
+    inputs = [opened for _, opened in written]
     if truth is None:
         truth = default_truth(inputs, args)
     if truth is not None and tasks.is_local(truth):
@@ -194,8 +198,8 @@ def evaluate(inputs: list[str], report_dir: str | None = None, *, client: Client
                 info["files"] = files
                 stats.append(info)
             report_json = merge(merge_binary, paths, plan, report_dir,
-                                name if name is not None else dataset_name(inputs),
-                                sources if sources is not None else inputs, json_output)
+                                name if name is not None else dataset_name([w for w, _ in written]),
+                                sources if sources is not None else [w for w, _ in written], json_output)
         return EvaluationResult(report_dir=report_dir, report_json=report_json, shards=stats,
                                 skipped_empty_shards=skipped)
     finally:
