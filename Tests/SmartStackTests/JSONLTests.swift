@@ -83,12 +83,12 @@ private func temporaryFile(_ bytes: [UInt8]) throws -> String {
         #expect(covered == Set(EventType.allCases))
     }
 
-    @Test func everyKnownKeyIsRecognised() throws {
-        #expect(JSONLField.count == JSONLField.allCases.count)
+    @Test func everyFieldGivenTwiceIsADuplicate() throws {
         for field in JSONLField.allCases {
-            // A known key given twice is a duplicate: proves the parser recognised it.
+            // Reported with the first one's column, so the key was recognised both times (the second
+            // sits at the end of the line, where a short key is read byte by byte).
             let line = #"{"\#(field.name)":1,"\#(field.name)":2}"#
-            #expect(firstError(line)?.message.hasPrefix("duplicate key '\(field.name)' (first at column 2)") == true, "\(field.name)")
+            #expect(firstError(line)?.message == "duplicate key '\(field.name)' (first at column 2)", "\(field.name)")
         }
     }
 

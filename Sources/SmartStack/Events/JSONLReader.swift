@@ -10,7 +10,7 @@
 /// ``JSONLByteSource`` (`SmartStackDatasets` has one for gzip). Copies of a reader share its input: use one.
 public struct JSONLReader {
     private var source: JSONLLineSource
-    private var parser = JSONLLineParser()
+    private var decoder = JSONLEventDecoder()
     private let name: String
     private var line = 0
     private var hasContent = false
@@ -78,7 +78,7 @@ public struct JSONLReader {
                 if Self.isBlank(bytes) { continue }
                 hasContent = true
                 do {
-                    return try parser.parse(bytes)
+                    return try decoder.decode(bytes)
                 } catch {
                     throw locate(error, isTerminated: isTerminated, length: bytes.count)
                 }
