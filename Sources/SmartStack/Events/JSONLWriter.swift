@@ -33,70 +33,74 @@ public enum JSONLWriter: Sendable {
     }
 
     private static func appendObject(_ event: Event, to out: inout [UInt8]) {
-        out.append(contentsOf: #"{"time":""#.utf8)
+        appendKey(.time, after: UInt8(ascii: "{"), to: &out)
+        out.append(UInt8(ascii: "\""))
         out.append(contentsOf: event.time.rfc3339.utf8)
-        out.append(contentsOf: #"","type":""#.utf8)
+        out.append(UInt8(ascii: "\""))
+        appendKey(.type, after: UInt8(ascii: ","), to: &out)
+        out.append(UInt8(ascii: "\""))   // type names never need escaping
         out.append(contentsOf: event.type.rawValue.utf8)
-        out.append(contentsOf: #"","user":"#.utf8)
-        appendString(event.user, to: &out)
-        if let id = event.id { appendField("id", string: id, to: &out) }
+        out.append(UInt8(ascii: "\""))
+        appendField(.user, string: event.user, to: &out)
+        if let id = event.id { appendField(.id, string: id, to: &out) }
         switch event.payload {
         case .stackConfig(let stack, let widgets):
-            appendField("stack", string: stack, to: &out)
-            out.append(contentsOf: #","widgets":["#.utf8)
+            appendField(.stack, string: stack, to: &out)
+            appendKey(.widgets, after: UInt8(ascii: ","), to: &out)
+            out.append(UInt8(ascii: "["))
             for (index, widget) in widgets.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                out.append(contentsOf: #"{"id":"#.utf8)
+                appendKey(.id, after: UInt8(ascii: "{"), to: &out)
                 appendString(widget.id, to: &out)
-                if let app = widget.app { appendField("app", string: app, to: &out) }
+                if let app = widget.app { appendField(.app, string: app, to: &out) }
                 out.append(UInt8(ascii: "}"))
             }
             out.append(UInt8(ascii: "]"))
         case .appLaunch(let app):
-            appendField("app", string: app, to: &out)
+            appendField(.app, string: app, to: &out)
         case .widgetImpression(let stack, let widget, let propensity, let policy):
-            appendField("stack", string: stack, to: &out)
-            appendField("widget", string: widget, to: &out)
-            if let propensity { appendField("propensity", number: propensity, to: &out) }
-            if let policy { appendField("policy", string: policy, to: &out) }
+            appendField(.stack, string: stack, to: &out)
+            appendField(.widget, string: widget, to: &out)
+            if let propensity { appendField(.propensity, number: propensity, to: &out) }
+            if let policy { appendField(.policy, string: policy, to: &out) }
         case .widgetTap(let widget, let stack):
-            appendField("widget", string: widget, to: &out)
-            if let stack { appendField("stack", string: stack, to: &out) }
+            appendField(.widget, string: widget, to: &out)
+            if let stack { appendField(.stack, string: stack, to: &out) }
         case .widgetSwipe(let stack, let from, let to):
-            appendField("stack", string: stack, to: &out)
-            appendField("from", string: from, to: &out)
-            appendField("to", string: to, to: &out)
+            appendField(.stack, string: stack, to: &out)
+            appendField(.from, string: from, to: &out)
+            appendField(.to, string: to, to: &out)
         case .widgetPin(let stack, let widget), .widgetUnpin(let stack, let widget):
-            appendField("stack", string: stack, to: &out)
-            appendField("widget", string: widget, to: &out)
+            appendField(.stack, string: stack, to: &out)
+            appendField(.widget, string: widget, to: &out)
         case .screenOn:
             break
         case .location(let lat, let lon, let accuracy):
-            appendField("lat", number: lat, to: &out)
-            appendField("lon", number: lon, to: &out)
-            if let accuracy { appendField("accuracy", number: accuracy, to: &out) }
+            appendField(.lat, number: lat, to: &out)
+            appendField(.lon, number: lon, to: &out)
+            if let accuracy { appendField(.accuracy, number: accuracy, to: &out) }
         case .place(let place):
-            appendField("place", string: place, to: &out)
+            appendField(.place, string: place, to: &out)
         case .context(let key, let value):
-            appendField("key", string: key, to: &out)
-            appendField("value", string: value, to: &out)
+            appendField(.key, string: key, to: &out)
+            appendField(.value, string: value, to: &out)
         case .relevance(let widget, let score, let duration):
-            appendField("widget", string: widget, to: &out)
-            appendField("score", number: score, to: &out)
-            if let duration { appendField("duration", number: duration, to: &out) }
+            appendField(.widget, string: widget, to: &out)
+            appendField(.score, number: score, to: &out)
+            if let duration { appendField(.duration, number: duration, to: &out) }
         }
         out.append(UInt8(ascii: "}"))
     }
 
     /// `,"key":` then the string.
-    private static func appendField(_ key: StaticString, string: String, to out: inout [UInt8]) {
-        appendKey(key, to: &out)
+    private static func appendField(_ field: JSONLField, string: String, to out: inout [UInt8]) {
+        appendKey(field, after: UInt8(ascii: ","), to: &out)
         appendString(string, to: &out)
     }
 
     /// `,"key":` then the number.
-    private static func appendField(_ key: StaticString, number: Double, to out: inout [UInt8]) {
-        appendKey(key, to: &out)
+    private static func appendField(_ field: JSONLField, number: Double, to out: inout [UInt8]) {
+        appendKey(field, after: UInt8(ascii: ","), to: &out)
         // `description` is the shortest text that reads back to the same bits (`1.0`, `1e-07`,
         // `-0.0`), and always valid JSON for finite values.
         if number.isFinite {
@@ -106,8 +110,10 @@ public enum JSONLWriter: Sendable {
         }
     }
 
-    private static func appendKey(_ key: StaticString, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: ","))
+    /// `separator` then `"key":`.
+    private static func appendKey(_ field: JSONLField, after separator: UInt8, to out: inout [UInt8]) {
+        let key = field.spelling
+        out.append(separator)
         out.append(UInt8(ascii: "\""))
         out.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
         out.append(UInt8(ascii: "\""))
