@@ -92,6 +92,19 @@ private func temporaryFile(_ bytes: [UInt8]) throws -> String {
         }
     }
 
+    @Test func keysInsideWidgetsAreRecognisedOnlyAsIdAndApp() throws {
+        // Escaped spellings of id and app count; an event field's name inside a widget is an unknown key.
+        let line = #"{\#(Self.t),"type":"stack_config","stack":"s","widgets":[{"\u0069d":"w","ap\u0070":"a","time":1,"type":[]}]}"#
+        #expect(try events(line).first?.payload == .stackConfig(stack: "s", widgets: [WidgetConfig(id: "w", app: "a")]))
+        let twice = #"{\#(Self.t),"type":"stack_config","stack":"s","widgets":[{"id":"w","time":1,"ti\u006de":2}]}"#
+        let error = try #require(firstError(twice))
+        #expect(error.message == "duplicate key 'time' in 'widgets[0]'")
+        #expect(error.field == "widgets[0].time")
+        #expect(error.column == column(of: #""ti\u006de""#, in: twice))
+        let noID = #"{\#(Self.t),"type":"stack_config","stack":"s","widgets":[{"ids":"w"}]}"#
+        #expect(firstError(noID)?.message == "missing required field 'widgets[0].id'")
+    }
+
     @Test func commonFieldsAndDefaults() throws {
         let text = """
             {"type":"screen_on","id":"e1","user":"u07","time":"2013-03-27T12:05:00.125Z"}
@@ -327,6 +340,25 @@ private func temporaryFile(_ bytes: [UInt8]) throws -> String {
         #expect(error.field == bad.field)
         #expect(error.message.contains(bad.message), "\(error.message)")
         #expect(error.description == "events.jsonl:3:\(error.column): \(error.message)")
+    }
+
+    @Test func errorsDocumentedInTheFormatAreTheReadersOwn() throws {
+        // Datasets/FORMAT.md shows a file and, byte for byte, what reading it reports.
+        let format = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Datasets/FORMAT.md"), encoding: .utf8)
+        let blocks = format.components(separatedBy: "```text\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
+        try #require(blocks.count >= 2)
+        // The example's last line has no final newline.
+        var reader = JSONLReader(bytes: Array(blocks[0].dropLast().utf8), name: "events.jsonl")
+        var reported = ""
+        while true {
+            do {
+                guard try reader.next() != nil else { break }
+            } catch {
+                reported += "\(error)\n"
+            }
+        }
+        #expect(reported == blocks[1])
     }
 
     @Test func timeErrorPointsInsideTheLine() throws {
