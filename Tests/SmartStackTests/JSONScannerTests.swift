@@ -1,16 +1,23 @@
 import Testing
 @testable import SmartStack
 
-/// Runs `body` with a scanner over `text`.
-private func scanning<R>(_ text: String, _ body: (JSONScanner) throws -> R) rethrows -> R {
-    try Array(text.utf8).withUnsafeBufferPointer { try body(JSONScanner(line: $0)) }
+/// Runs `body` with a scanner over `bytes`.
+private func scanning<R>(_ bytes: [UInt8], _ body: (inout JSONScanner) throws -> R) throws -> R {
+    try bytes.withUnsafeBufferPointer {
+        var scanner = try JSONScanner(line: $0)
+        return try body(&scanner)
+    }
+}
+
+private func scanning<R>(_ text: String, _ body: (inout JSONScanner) throws -> R) throws -> R {
+    try scanning(Array(text.utf8), body)
 }
 
 /// The line's members as (key, kind, value text) in order.
-private func members(_ text: String) throws -> [(String, JSONValueKind, String)] {
-    try scanning(text) { scanner in
+private func members(_ bytes: [UInt8]) throws -> [(String, JSONValueKind, String)] {
+    try scanning(bytes) { scanner in
         var found: [(String, JSONValueKind, String)] = []
-        try scanner.forEachMember { member in
+        while let member = try scanner.nextMember() {
             let raw = String(decoding: scanner.content(of: member.value), as: UTF8.self)
             found.append((scanner.name(of: member.key), member.value.kind, raw))
         }
@@ -18,14 +25,22 @@ private func members(_ text: String) throws -> [(String, JSONValueKind, String)]
     }
 }
 
-/// The failure scanning `text`, if any.
-private func failure(_ text: String) -> JSONLLineFailure? {
+private func members(_ text: String) throws -> [(String, JSONValueKind, String)] {
+    try members(Array(text.utf8))
+}
+
+/// The failure scanning `bytes`, if any.
+private func failure(_ bytes: [UInt8]) -> JSONLLineFailure? {
     do {
-        _ = try members(text)
+        _ = try members(bytes)
         return nil
     } catch {
         return error as? JSONLLineFailure
     }
+}
+
+private func failure(_ text: String) -> JSONLLineFailure? {
+    failure(Array(text.utf8))
 }
 
 /// The scanner knows JSON, not events: any keys, any values, positions for every problem.
@@ -46,12 +61,33 @@ private func failure(_ text: String) -> JSONLLineFailure? {
         try scanning(#"{"s":"a\n\u00e9\ud83d\ude00","x":12.5e-1,"big":123456789012345678901234567890}"#) { scanner in
             var strings: [String] = [], numbers: [Double] = []
             var scratch: [UInt8] = []
-            try scanner.forEachMember { member in
+            while let member = try scanner.nextMember() {
                 if member.value.kind == .string { strings.append(scanner.string(member.value, scratch: &scratch)) }
                 if member.value.kind == .number { numbers.append(scanner.double(member.value)) }
             }
             #expect(strings == ["a\né😀"])
             #expect(numbers == [1.25, Double("123456789012345678901234567890")!])
+        }
+    }
+
+    @Test func everyBytePositionInALongStringIsLookedAt() throws {
+        // Plain bytes are skipped eight at a time: wherever the first byte that is not plain
+        // sits, it is found, and a problem is reported at its own offset.
+        let start = #"{"k":""#.utf8.count
+        for plain in 0..<20 {
+            let text = String(repeating: "a", count: plain)
+            for (byte, expected) in [(0x09, "control character U+0009"), (0x01, "control character U+0001"),
+                                     (0xFF, "invalid UTF-8"), (0x80, "invalid UTF-8")] as [(UInt8, String)] {
+                let line = Array(#"{"k":"\#(text)"#.utf8) + [byte] + Array(#"x"}"#.utf8)
+                let problem = try #require(failure(line), "\(plain) plain bytes then \(expected)")
+                #expect(problem.offset == start + plain, "\(plain) plain bytes then \(expected)")
+                #expect(problem.message.contains(expected))
+            }
+            for tail in [#"\"b"#, "é", "😀", #"\u00e9"#] {
+                let found = try members(#"{"k":"\#(text)\#(tail)z","after":1}"#)
+                #expect(found.map(\.0) == ["k", "after"], "\(plain) plain bytes then \(tail)")
+                #expect(found.first?.2 == text + tail + "z")
+            }
         }
     }
 
@@ -72,11 +108,11 @@ private func failure(_ text: String) -> JSONLLineFailure? {
         #expect(failure(#"{"a":"#)?.reachedEnd == true)
     }
 
-    @Test func aMemberIsHandedOutBeforeTheRestIsChecked() {
+    @Test func aMemberIsHandedOutBeforeTheRestIsChecked() throws {
         var keys: [String] = []
-        let problem = scanning(#"{"a":1,"b":2,}"#) { (scanner) -> JSONLLineFailure? in
+        let problem = try scanning(#"{"a":1,"b":2,}"#) { (scanner) -> JSONLLineFailure? in
             do {
-                try scanner.forEachMember { (member) throws(JSONLLineFailure) in keys.append(scanner.name(of: member.key)) }
+                while let member = try scanner.nextMember() { keys.append(scanner.name(of: member.key)) }
                 return nil
             } catch {
                 return error as? JSONLLineFailure
@@ -89,12 +125,12 @@ private func failure(_ text: String) -> JSONLLineFailure? {
     @Test func checkedContainersAreWalkedChildByChild() throws {
         try scanning(#"{"list":[ {"id":"a", "n":[1, 2]} , "s", 3 ],"empty":{}}"#) { scanner in
             var elements: [JSONValueKind] = [], keys: [String] = [], numbers: [Double] = [], empty = -1
-            try scanner.forEachMember { (member) throws(JSONLLineFailure) in
+            while let member = try scanner.nextMember() {
                 var children = scanner.children(of: member)
                 if member.value.kind == .object {
                     empty = 0
                     while try children.nextMember() != nil { empty += 1 }
-                    return
+                    continue
                 }
                 while let element = try children.nextElement() {
                     elements.append(element.kind)

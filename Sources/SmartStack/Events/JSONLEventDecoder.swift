@@ -64,11 +64,11 @@ struct JSONLEventDecoder {
     mutating func decode(_ line: UnsafeBufferPointer<UInt8>) throws(JSONLLineFailure) -> Event {
         presentFields = 0
         if !unknownKeys.isEmpty { unknownKeys.removeAll(keepingCapacity: true) }
-        let scanner = JSONScanner(line: line)
-        try scanner.forEachMember { (member) throws(JSONLLineFailure) in
+        var scanner = try JSONScanner(line: line)
+        while let member = try scanner.nextMember() {
             guard let field = field(member.key, in: scanner) else {
                 try rememberUnknownKey(member.key, in: scanner)
-                return
+                continue
             }
             let bit: UInt64 = 1 << UInt64(field.rawValue)
             guard presentFields & bit == 0 else {
@@ -257,8 +257,8 @@ struct JSONLEventDecoder {
         var result: [WidgetConfig] = []
         var elements = s.children(of: member)
         while let element = try elements.nextElement() {
-            let path = "\(JSONLField.widgets.name)[\(result.count)]"
-            guard element.kind == .object else { throw wrongKind(path, "an object \(Self.widgetShape)", element) }
+            let index = result.count
+            guard element.kind == .object else { throw wrongKind(Self.widgetPath(index), "an object \(Self.widgetShape)", element) }
             var idSpan = JSONValueSpan.absent
             var appSpan = JSONValueSpan.absent
             var otherKeys: [[UInt8]] = []
@@ -279,19 +279,25 @@ struct JSONLEventDecoder {
                 }
                 if isDuplicate {
                     let key = s.name(of: widgetMember.key)
-                    throw JSONLLineFailure(offset: widgetMember.key.start, field: "\(path).\(key)",
-                                           message: "duplicate key '\(key)' in '\(path)'")
+                    throw JSONLLineFailure(offset: widgetMember.key.start, field: Self.widgetPath(index, key),
+                                           message: "duplicate key '\(key)' in '\(Self.widgetPath(index))'")
                 }
             }
-            let idPath = "\(path).\(JSONLField.id.name)"
-            let id = try requiredString(s, idSpan, idPath, missing: Self.missing(idPath, at: element.valueStart))
+            let id = try requiredString(s, idSpan, Self.widgetPath(index, JSONLField.id.name),
+                                        missing: Self.missing(Self.widgetPath(index, JSONLField.id.name), at: element.valueStart))
             if result.contains(where: { $0.id == id }) {
-                throw fieldFailure(idSpan.valueStart, idPath, "widget '\(id)' appears twice in the stack")
+                throw fieldFailure(idSpan.valueStart, Self.widgetPath(index, JSONLField.id.name), "widget '\(id)' appears twice in the stack")
             }
-            let app = try optionalString(s, appSpan, "\(path).\(JSONLField.app.name)")
+            let app = try optionalString(s, appSpan, Self.widgetPath(index, JSONLField.app.name))
             result.append(WidgetConfig(id: id, app: app))
         }
         return result
+    }
+
+    /// `widgets[index]`, or `widgets[index].key`: where a problem inside `widgets` is.
+    private static func widgetPath(_ index: Int, _ key: String? = nil) -> String {
+        let element = "\(JSONLField.widgets.name)[\(index)]"
+        return key.map { "\(element).\($0)" } ?? element
     }
 
     // MARK: - Failures

@@ -94,8 +94,8 @@ private func isWhitespace(_ c: UInt8) -> Bool {
 /// locating each problem at its byte. Keys mean nothing to it.
 ///
 /// ```swift
-/// let scanner = JSONScanner(line: bytes)
-/// try scanner.forEachMember { member in print(scanner.name(of: member.key), member.value.kind) }
+/// var scanner = try JSONScanner(line: bytes)
+/// while let member = try scanner.nextMember() { print(scanner.name(of: member.key), member.value.kind) }
 /// ```
 ///
 /// A problem inside a member's value names the member: `field 'lat': invalid number: ...`.
@@ -109,61 +109,71 @@ struct JSONScanner {
     /// The line, without its newline.
     let bytes: UnsafeBufferPointer<UInt8>
 
-    /// A scanner of `line`, which must hold one JSON object.
-    init(line: UnsafeBufferPointer<UInt8>) {
+    /// Where the scan of the next member (or the separator before it) starts.
+    private var position = 0
+    private var progress = Progress.atFirstMember
+
+    private enum Progress { case atFirstMember, afterMember, finished }
+
+    /// A scanner of `line`, which must hold one JSON object: checks that it opens one.
+    init(line: UnsafeBufferPointer<UInt8>) throws(JSONLLineFailure) {
         bytes = line
+        let i = skipWhitespace(0)
+        guard i < line.count else { throw JSONLLineFailure(offset: i, message: "line is blank", reachedEnd: true) }
+        guard line[i] == UInt8(ascii: "{") else {
+            throw JSONLLineFailure(offset: i, message: "expected '{' but found \(describeByte(line[i])): each line must be one JSON object")
+        }
+        position = skipWhitespace(i + 1)
     }
 
-    /// Scans the line's object, handing each member to `body` as soon as it is checked, then
-    /// checks that only whitespace follows the closing `}`. A member given to `body` may still be
-    /// followed by a syntax error.
+    /// The object's next member, checked, or `nil` after its closing `}` (when only whitespace
+    /// follows it).
     ///
-    /// - Complexity: O(n) in the length of the line.
-    @inline(__always)   // one loop with its state in registers: the hot path of ingest
-    func forEachMember(_ body: (JSONMember) throws(JSONLLineFailure) -> Void) throws(JSONLLineFailure) {
+    /// - Complexity: O(n) in the length of the member.
+    @inline(__always)   // the hot path of ingest: inlined, the scan's state stays in registers
+    mutating func nextMember() throws(JSONLLineFailure) -> JSONMember? {
         let n = bytes.count
-        var i = skipWhitespace(0)
-        guard i < n else { throw JSONLLineFailure(offset: i, message: "line is blank", reachedEnd: true) }
-        guard bytes[i] == UInt8(ascii: "{") else {
-            throw JSONLLineFailure(offset: i, message: "expected '{' but found \(describeByte(bytes[i])): each line must be one JSON object")
-        }
-        i = skipWhitespace(i + 1)
-        if i < n, bytes[i] == UInt8(ascii: "}") {
-            i += 1
-        } else {
-            while true {
-                guard i < n else { throw endOfLine(i, "expected a key in double quotes") }
-                guard bytes[i] == quote else {
-                    let trailing = bytes[i] == UInt8(ascii: "}") ? " (a trailing comma is not allowed in JSON)" : ""
-                    throw JSONLLineFailure(offset: i, message: "expected a key in double quotes but found \(describeByte(bytes[i]))\(trailing)")
-                }
-                let (keyEnd, keyEscaped) = try scanString(i + 1, subject: nil)
-                let key = JSONKeySpan(start: i, end: keyEnd, isEscaped: keyEscaped)
-                i = skipWhitespace(keyEnd + 1)
-                guard i < n else { throw endOfLine(i, "expected ':' after key '\(name(of: key))'") }
-                guard bytes[i] == UInt8(ascii: ":") else {
-                    throw JSONLLineFailure(offset: i, message: "expected ':' after key '\(name(of: key))' but found \(describeByte(bytes[i]))")
-                }
-                var value = JSONValueSpan.absent
-                i = try scanValue(skipWhitespace(i + 1), into: &value, depth: 1, subject: key)
-                try body(JSONMember(key: key, value: value))
-                i = skipWhitespace(i)
-                guard i < n else { throw endOfLine(i, "expected ',' or '}' after a value") }
-                if bytes[i] == UInt8(ascii: ",") {
-                    i = skipWhitespace(i + 1)
-                    continue
-                }
-                if bytes[i] == UInt8(ascii: "}") {
-                    i += 1
-                    break
-                }
+        var i = position
+        switch progress {
+        case .finished:
+            return nil
+        case .atFirstMember:
+            if i < n, bytes[i] == UInt8(ascii: "}") { return try finish(after: i) }
+        case .afterMember:
+            i = skipWhitespace(i)
+            guard i < n else { throw endOfLine(i, "expected ',' or '}' after a value") }
+            if bytes[i] == UInt8(ascii: "}") { return try finish(after: i) }
+            guard bytes[i] == UInt8(ascii: ",") else {
                 throw JSONLLineFailure(offset: i, message: "expected ',' or '}' after a value but found \(describeByte(bytes[i]))")
             }
+            i = skipWhitespace(i + 1)
         }
-        i = skipWhitespace(i)
-        guard i == n else {
-            throw JSONLLineFailure(offset: i, message: "unexpected \(describeByte(bytes[i])) after the closing '}' (one JSON object per line)")
+        guard i < n else { throw endOfLine(i, "expected a key in double quotes") }
+        guard bytes[i] == quote else {
+            let trailing = bytes[i] == UInt8(ascii: "}") ? " (a trailing comma is not allowed in JSON)" : ""
+            throw JSONLLineFailure(offset: i, message: "expected a key in double quotes but found \(describeByte(bytes[i]))\(trailing)")
         }
+        let (keyEnd, keyEscaped) = try scanString(i + 1, subject: nil)
+        let key = JSONKeySpan(start: i, end: keyEnd, isEscaped: keyEscaped)
+        i = skipWhitespace(keyEnd + 1)
+        guard i < n else { throw endOfLine(i, "expected ':' after key '\(name(of: key))'") }
+        guard bytes[i] == UInt8(ascii: ":") else {
+            throw JSONLLineFailure(offset: i, message: "expected ':' after key '\(name(of: key))' but found \(describeByte(bytes[i]))")
+        }
+        var value = JSONValueSpan.absent
+        position = try scanValue(skipWhitespace(i + 1), into: &value, depth: 1, subject: key)
+        progress = .afterMember
+        return JSONMember(key: key, value: value)
+    }
+
+    /// Ends the object whose `}` is at `i`: only whitespace may follow.
+    private mutating func finish(after i: Int) throws(JSONLLineFailure) -> JSONMember? {
+        let end = skipWhitespace(i + 1)
+        guard end == bytes.count else {
+            throw JSONLLineFailure(offset: end, message: "unexpected \(describeByte(bytes[end])) after the closing '}' (one JSON object per line)")
+        }
+        progress = .finished
+        return nil
     }
 
     // MARK: - Keys
@@ -216,6 +226,17 @@ struct JSONScanner {
         var i = i0
         var escaped = false
         while true {
+            // Eight plain bytes at a time (no quote, backslash, control or non-ASCII byte), then
+            // the first byte that needs a look on its own.
+            while i &+ 8 <= n {
+                let special = Self.specialBytes(UnsafeRawPointer(bytes.baseAddress! + i).loadUnaligned(as: UInt64.self))
+                if special == 0 {
+                    i &+= 8
+                } else {
+                    i &+= special.trailingZeroBitCount &>> 3
+                    break
+                }
+            }
             guard i < n else {
                 throw failure(i, subject, "unterminated string (missing closing '\"')", reachedEnd: true)
             }
@@ -235,6 +256,20 @@ struct JSONScanner {
                 i = try scanUTF8Sequence(i, subject: subject)
             }
         }
+    }
+
+    /// The high bit of each byte of `loaded` (8 bytes of the line) that is a quote, a backslash, a
+    /// control character or not ASCII, bit 7 for the first byte. Bits above the lowest one set
+    /// may be wrong (borrows run upwards), so only the lowest is to be used.
+    @inline(__always)
+    private static func specialBytes(_ loaded: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let word = UInt64(littleEndian: loaded)
+        let quotes = word ^ (ones &* 0x22), backslashes = word ^ (ones &* 0x5C)
+        let zeroInQuotes = (quotes &- ones) & ~quotes
+        let zeroInBackslashes = (backslashes &- ones) & ~backslashes
+        let control = (word &- ones &* 0x20) & ~word
+        return (zeroInQuotes | zeroInBackslashes | control | word) & highs
     }
 
     /// Validates one multi-byte UTF-8 sequence starting at `i`; returns the offset after it.
@@ -457,7 +492,7 @@ struct JSONScanner {
 // MARK: - Inside a value already scanned
 
 extension JSONScanner {
-    /// The elements or members of an array or object `forEachMember(_:)` handed out: its syntax is
+    /// The elements or members of an array or object `nextMember()` returned: its syntax is
     /// already checked, so the walk only finds where each child is.
     struct Children {
         private let scanner: JSONScanner
