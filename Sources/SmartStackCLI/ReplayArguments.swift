@@ -1,4 +1,5 @@
 import Foundation
+import SmartStack
 import SmartStackEvaluation
 
 /// The arguments `evaluate` and `export-decisions` share: the recorded sessions to replay and
@@ -68,13 +69,12 @@ struct ReplayArguments: Sendable {
         return database.map { .database($0) } ?? .files(datasets)
     }
 
-    /// Parses `10m`, `90s`, `1.5h`, `1d` into seconds.
+    /// Parses `10m`, `90s`, `1.5h`, `1d` into seconds (the engine's `TimeSpan` syntax, positive).
     static func parseDuration(_ text: String, option: String) throws(UsageError) -> Double {
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400]
-        guard let unit = text.last, let factor = units[unit], let v = Double(text.dropLast()), v.isFinite, v > 0 else {
+        guard let span = TimeSpan(parsing: text), span.seconds > 0 else {
             throw UsageError("invalid value '\(text)' for '\(option)': expected a positive duration such as 10m, 90s or 1h")
         }
-        return v * factor
+        return span.seconds
     }
 
     /// Parses an integer of at least `minimum`.
