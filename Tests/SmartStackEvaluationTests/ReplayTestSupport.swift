@@ -36,7 +36,7 @@ enum Fixture {
 
     /// Replays one user's events with `UserReplay`.
     static func replay(_ events: [Event], policies: [any ReplayPolicy], options: ReplayOptions = options()) throws -> UserReplayResult {
-        try UserReplay(options: options, policyCount: policies.count)
+        try UserReplay(options: options)
             .run(user: events.first?.user ?? "u1", events: events, policies: policies, collectImpressions: true)
     }
 

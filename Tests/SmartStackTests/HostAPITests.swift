@@ -22,6 +22,19 @@ import Testing
                 == Engine.stateKey(policy: try PolicySpec(parsing: text), rotation: RotationParameters(), seed: 0))
     }
 
+    @Test(arguments: [
+        ("contextual", "contextual:half_life=14d"),
+        ("contextual:half_life=2w", "contextual:half_life=336h"),
+        ("frecency:half_life=3d", "frecency"),
+        ("bandit:exploration=epsilon,epsilon=0.05", "bandit"),
+    ])
+    func everyWritingOfOnePolicyFindsOneSavedState(a: String, b: String) throws {
+        #expect(Engine.stateKey(policy: try PolicySpec(parsing: a), rotation: RotationParameters(), seed: 0)
+                == Engine.stateKey(policy: try PolicySpec(parsing: b), rotation: RotationParameters(), seed: 0))
+        #expect(Engine.stateKey(policy: .contextual(halfLife: .days(14)), rotation: RotationParameters(), seed: 0)
+                != Engine.stateKey(policy: .contextual(halfLife: .days(7)), rotation: RotationParameters(), seed: 0))
+    }
+
     @Test func typedPoliciesWithoutParametersAreTheDefaults() throws {
         let typed: [PolicySpec] = [.staticOrder, .roundRobin(), .mostRecentlyUsed, .mostFrequentlyUsed, .frecency(),
                                    .timeOfDay, .contextual(), .bandit()]

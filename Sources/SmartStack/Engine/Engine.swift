@@ -99,9 +99,11 @@ public final class Engine: Sendable {
     }
 
     /// The key a state is saved under for these settings, e.g.
-    /// `contextual|rotation:margin=0.1,dwell=300.0,cap=48,hold=3600.0|seed=0`.
+    /// `mru|rotation:margin=0.1,dwell=300.0,cap=48,hold=3600.0|seed=0`. The policy is written with
+    /// every parameter resolved, so each way of writing the same policy finds the same state.
     package static func stateKey(policy: PolicySpec, rotation: RotationParameters, seed: UInt64) -> String {
-        "\(policy.description)|rotation:margin=\(rotation.hysteresisMargin),dwell=\(rotation.minimumDwell),"
+        let policy = (try? ResolvedPolicy(policy))?.canonicalDescription ?? policy.description
+        return "\(policy)|rotation:margin=\(rotation.hysteresisMargin),dwell=\(rotation.minimumDwell),"
             + "cap=\(rotation.maximumRotationsPerDay),hold=\(rotation.swipeHold)|seed=\(seed)"
     }
 

@@ -71,6 +71,35 @@ struct ResolvedPolicy: Sendable, Hashable, Codable {
         }
     }
 
+    /// The policy with every one of its parameters written out at the value it resolved to,
+    /// in the table's order: equal for every way of writing the same policy (`contextual`,
+    /// `contextual:half_life=14d`, `.contextual(halfLife: .weeks(2))`).
+    var canonicalDescription: String {
+        let parameters = PolicyTable.policy(kind)?.parameters ?? []
+        guard !parameters.isEmpty else { return kind.rawValue }
+        return kind.rawValue + ":" + parameters.map { parameter in
+            switch parameter.values {
+            case .duration(let field, _): "\(parameter.name)=\(TimeSpan(seconds: value(of: field)))"
+            case .number(let field, _): "\(parameter.name)=\(value(of: field))"
+            case .exploration: "\(parameter.name)=\(exploration.rawValue)"
+            }
+        }.joined(separator: ",")
+    }
+
+    private func value(of field: PolicyTable.Field) -> Double {
+        switch field {
+        case .interval: interval
+        case .halfLife: halfLife
+        case .frecencyHalfLife: frecencyHalfLife
+        case .recentHalfLife: recentHalfLife
+        case .bandwidth: bandwidth
+        case .prior: prior
+        case .epsilon: epsilon
+        case .temperature: temperature
+        case .learningRate: learningRate
+        }
+    }
+
     private mutating func assign(_ value: Double, to field: PolicyTable.Field) {
         switch field {
         case .interval: interval = value

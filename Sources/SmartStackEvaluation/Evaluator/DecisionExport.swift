@@ -111,7 +111,7 @@ public struct DecisionExport: Sendable {
     /// - Complexity: O(events + decisions · widgets) per user, one user in memory at a time.
     public func run(_ source: EvaluationSource, emit: (DecisionRecord) throws -> Void) throws -> DecisionExportSummary {
         var summary = DecisionExportSummary()
-        let replay = UserReplay(options: options, policyCount: 1)
+        let replay = UserReplay(options: options)
         // Records are emitted as users are read, so the reader must never withdraw a user.
         var reader = UserEventReader(options: options, counters: ProgressCounters())
         reader.readsTwice = true

@@ -74,7 +74,7 @@ public struct Evaluator: Sendable {
         let collectImpressions = options.offPolicyEstimates
         for _ in 0..<threads {
             DispatchQueue.global().async(group: group) {
-                let replay = UserReplay(options: options, policyCount: policies.count)
+                let replay = UserReplay(options: options)
                 while let item = queue.pop() {
                     guard item.generation == generation.load(ordering: .acquiring) else { continue }
                     do {

@@ -4,7 +4,6 @@ import SmartStack
 /// evaluator's documentation states. Single-threaded; one instance per user.
 struct UserReplay {
     let options: ReplayOptions
-    let policyCount: Int
 
     /// Told each decision as it closes (stack id, instant, whether scored, target), before it is
     /// tallied; decisions close in time order.
