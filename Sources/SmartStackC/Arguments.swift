@@ -60,8 +60,8 @@ enum Arguments {
     /// ±23:59, the largest offset RFC 3339 times in events may carry.
     private static let maximumOffset: Int32 = 23 * 3600 + 59 * 60
 
-    /// The years of the JSONL v1 format (those whose nanoseconds fit an `Int64`).
-    private static let years: ClosedRange<Int64> = 1678...2261
+    /// The years of the JSONL v1 format.
+    private static let years = EventTime.supportedYears
 
     /// Local nanoseconds since 1970 from the first instant of `years` to the last.
     private static let localRange: ClosedRange<Int64> = {

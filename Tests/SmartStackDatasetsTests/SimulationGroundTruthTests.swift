@@ -115,19 +115,6 @@ import SmartStack
 }
 
 @Suite struct SimulationTruthFormatTests {
-    @Test func timesAreWrittenExactlyAsEventTimeFormatsThem() {
-        var rng = SimulationRandom(seed: 99)
-        for i in 0..<2000 {
-            let nanos = Int64(rng.nextInt(below: 8_000_000_000)) * 1_000_000_000 - 3_000_000_000 * 1_000_000_000
-                + (i % 3 == 0 ? Int64(rng.nextInt(below: 1_000_000_000)) : 0)
-            let offset = Int32(rng.nextInt(below: 1681) - 840) * 60
-            let time = EventTime(nanosecondsSinceEpoch: nanos, utcOffsetSeconds: offset)
-            var bytes: [UInt8] = []
-            GroundTruthFormat.appendTime(time, to: &bytes)
-            #expect(String(decoding: bytes, as: UTF8.self) == time.rfc3339)
-        }
-    }
-
     @Test(arguments: [(0.0, "0"), (1.0, "1"), (0.25, "0.25"), (0.0012, "0.0012"), (0.12345, "0.1235"), (0.00004, "0"), (0.99996, "1"), (0.5, "0.5")])
     func probabilitiesHaveFourDecimalsAtMost(value: Double, text: String) {
         var bytes: [UInt8] = []

@@ -132,6 +132,58 @@ import Testing
         #expect(small.rfc3339 == "1970-01-01T00:00:00Z")
     }
 
+    /// Every writer of times (event lines, reports, ground truth, the ranking JSON) uses the byte
+    /// writer: over the whole range of instants, offsets with seconds and offsets no phone has,
+    /// it writes what a plain field-by-field formatting writes, and the text reads back.
+    @Test func theByteWriterWritesTheCanonicalText() throws {
+        var generator = SeededGenerator(seed: 7)
+        let span = UInt64(Int64.max) - 200 * 86_400 * 1_000_000_000   // room for any offset below
+        for k in 0..<20_000 {
+            var nanoseconds = Int64(bitPattern: generator.next() % (2 * span) &- span)
+            if k % 4 == 0 { nanoseconds = nanoseconds / 1_000_000_000 * 1_000_000_000 }
+            if k % 4 == 1 { nanoseconds = nanoseconds / 1_000 * 1_000 }
+            let offset: Int32 = switch k % 5 {
+            case 0: 0
+            case 1: Int32(Int64(generator.next() % 2879) - 1439) * 60               // whole minutes, ±23:59
+            case 2: Int32(Int64(generator.next() % 172_799) - 86_399)              // with seconds
+            case 3: Int32(Int64(generator.next() % 20_000_000) - 10_000_000)       // hours of 3 and more digits
+            default: Int32(Int64(generator.next() % 3601) - 1800)
+            }
+            let time = EventTime(nanosecondsSinceEpoch: nanoseconds, utcOffsetSeconds: offset)
+            var bytes: [UInt8] = [0x2A]
+            time.appendRFC3339(to: &bytes)
+            #expect(bytes.count - 1 <= EventTime.maximumRFC3339Length)
+            #expect(String(decoding: bytes.dropFirst(), as: UTF8.self) == Self.reference(time))
+            #expect(time.rfc3339 == Self.reference(time))
+            if abs(offset) < 86_400, EventTime.supportedYears.contains(Int64(time.rfc3339.prefix(4))!) {
+                #expect(try parse(time.rfc3339).nanosecondsSinceEpoch == nanoseconds)
+            }
+        }
+    }
+
+    /// RFC 3339 written field by field with `String`s: the formatting the byte writer replaced.
+    private static func reference(_ time: EventTime) -> String {
+        func padded(_ value: Int64, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        let offset = Int64(time.utcOffsetSeconds) / 60 * 60
+        let local = time.nanosecondsSinceEpoch + offset * 1_000_000_000
+        let days = EventTime.floorDiv(local, 86_400_000_000_000)
+        let (year, month, day) = EventTime.civilFromDays(days)
+        let nanosecondsOfDay = local - days * 86_400_000_000_000
+        let seconds = nanosecondsOfDay / 1_000_000_000
+        var text = "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2))T"
+            + "\(padded(seconds / 3600, 2)):\(padded(seconds / 60 % 60, 2)):\(padded(seconds % 60, 2))"
+        if nanosecondsOfDay % 1_000_000_000 != 0 {
+            var fraction = padded(nanosecondsOfDay % 1_000_000_000, 9)
+            while fraction.hasSuffix("0") { fraction.removeLast() }
+            text += "." + fraction
+        }
+        if offset == 0 { return text + "Z" }
+        return text + (offset < 0 ? "-" : "+") + "\(padded(abs(offset) / 3600, 2)):\(padded(abs(offset) / 60 % 60, 2))"
+    }
+
     @Test func civilDaysRoundTrip() {
         for day in stride(from: Int64(-800_000), through: 2_950_000, by: 997) {
             let (y, m, d) = EventTime.civilFromDays(day)

@@ -35,7 +35,7 @@ public enum JSONLWriter: Sendable {
     private static func appendObject(_ event: Event, to out: inout [UInt8]) {
         appendKey(.time, after: UInt8(ascii: "{"), to: &out)
         out.append(UInt8(ascii: "\""))
-        out.append(contentsOf: event.time.rfc3339.utf8)
+        event.time.appendRFC3339(to: &out)
         out.append(UInt8(ascii: "\""))
         appendKey(.type, after: UInt8(ascii: ","), to: &out)
         out.append(UInt8(ascii: "\""))   // type names never need escaping

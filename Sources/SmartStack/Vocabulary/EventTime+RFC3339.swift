@@ -125,46 +125,85 @@ extension EventTime {
     /// whole number of minutes (RFC 3339 cannot write it) is truncated to the minute; the instant
     /// is kept exactly.
     public var rfc3339: String {
-        var out = ""
-        out.reserveCapacity(35)
-        appendRFC3339(to: &out)
-        return out
+        String(unsafeUninitializedCapacity: Self.maximumRFC3339Length) { writeRFC3339(to: $0.baseAddress!) }
     }
 
-    /// Appends ``rfc3339`` to `out` without intermediate allocations.
+    /// Appends ``rfc3339`` to `out`.
     public func appendRFC3339(to out: inout String) {
+        out += rfc3339
+    }
+
+    /// Appends ``rfc3339`` as UTF-8 to `out` without building a `String` (event lines, reports).
+    public func appendRFC3339(to out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maximumRFC3339Length) { buffer in
+            let count = writeRFC3339(to: buffer.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<count]))
+        }
+    }
+
+    /// The most bytes ``writeRFC3339(to:)`` writes: a 4-digit year (any `Int32` offset keeps the
+    /// local year within 1609...2330), nine fractional digits and an offset of up to 596,523 hours.
+    package static let maximumRFC3339Length = 48
+
+    /// Writes ``rfc3339`` to `out`, which has room for ``maximumRFC3339Length`` bytes, and
+    /// returns how many it wrote: the one formatter every text and JSON writer shares.
+    package func writeRFC3339(to out: UnsafeMutablePointer<UInt8>) -> Int {
         // RFC 3339 offsets are whole minutes: an offset with seconds is written truncated to the
         // minute, and the local time with that same offset, so the instant stays exact.
         let offset = Int64(utcOffsetSeconds) / 60 * 60
         let local = nanosecondsSinceEpoch + offset * 1_000_000_000
         let days = Self.floorDiv(local, 86_400_000_000_000)
         let nanosOfDay = local - days * 86_400_000_000_000
-        let (y, m, d) = Self.civilFromDays(days)
+        let (year, month, day) = Self.civilFromDays(days)
         let secondsOfDay = nanosOfDay / 1_000_000_000
+        var n = Self.writeDigits(year, width: 4, to: out)
+        out[n] = UInt8(ascii: "-"); n += 1
+        n += Self.writeDigits(month, width: 2, to: out + n)
+        out[n] = UInt8(ascii: "-"); n += 1
+        n += Self.writeDigits(day, width: 2, to: out + n)
+        out[n] = UInt8(ascii: "T"); n += 1
+        n += Self.writeDigits(secondsOfDay / 3600, width: 2, to: out + n)
+        out[n] = UInt8(ascii: ":"); n += 1
+        n += Self.writeDigits(secondsOfDay / 60 % 60, width: 2, to: out + n)
+        out[n] = UInt8(ascii: ":"); n += 1
+        n += Self.writeDigits(secondsOfDay % 60, width: 2, to: out + n)
         var fraction = nanosOfDay % 1_000_000_000
-        out += Self.pad4(y); out += "-"; out += Self.pad2(m); out += "-"; out += Self.pad2(d)
-        out += "T"
-        out += Self.pad2(secondsOfDay / 3600); out += ":"
-        out += Self.pad2(secondsOfDay / 60 % 60); out += ":"
-        out += Self.pad2(secondsOfDay % 60)
         if fraction != 0 {
-            var digits = 9
-            while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
-            var text = String(fraction)
-            while text.count < digits { text = "0" + text }
-            out += "."; out += text
+            var width = 9
+            while fraction % 10 == 0 { fraction /= 10; width -= 1 }
+            out[n] = UInt8(ascii: "."); n += 1
+            n += Self.writeDigits(fraction, width: width, to: out + n)
         }
         if offset == 0 {
-            out += "Z"
+            out[n] = UInt8(ascii: "Z"); n += 1
         } else {
             let magnitude = abs(offset)
-            out += offset < 0 ? "-" : "+"
-            out += Self.pad2(magnitude / 3600); out += ":"; out += Self.pad2(magnitude / 60 % 60)
+            out[n] = offset < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"); n += 1
+            n += Self.writeDigits(magnitude / 3600, width: 2, to: out + n)
+            out[n] = UInt8(ascii: ":"); n += 1
+            n += Self.writeDigits(magnitude / 60 % 60, width: 2, to: out + n)
         }
+        return n
     }
 
-    /// The years a parsed time may have (an instant in nanoseconds since 1970 must fit an `Int64`).
-    static let supportedYears: ClosedRange<Int64> = 1678...2261
+    /// Writes `value` (>= 0) in decimal, zero-padded to at least `width` digits; returns the count.
+    private static func writeDigits(_ value: Int64, width: Int, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        var count = width
+        var rest = value
+        for _ in 0..<width { rest /= 10 }
+        while rest > 0 { rest /= 10; count += 1 }
+        rest = value
+        for k in stride(from: count - 1, through: 0, by: -1) {
+            out[k] = UInt8(truncatingIfNeeded: rest % 10) &+ UInt8(ascii: "0")
+            rest /= 10
+        }
+        return count
+    }
+
+    /// The years a time may have: those whose instants in nanoseconds since 1970 fit an `Int64`
+    /// (about 1677-09-21 to 2262-04-11), whole. The event format, importers and the C API check
+    /// against this one range.
+    package static let supportedYears: ClosedRange<Int64> = 1678...2261
 
     package static func isLeapYear(_ y: Int64) -> Bool { (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 }
 
@@ -201,9 +240,4 @@ extension EventTime {
     }
 
     static func pad2(_ v: Int64) -> String { v < 10 ? "0\(v)" : "\(v)" }
-
-    static func pad4(_ v: Int64) -> String {
-        let s = String(v)
-        return s.count >= 4 ? s : String(repeating: "0", count: 4 - s.count) + s
-    }
 }

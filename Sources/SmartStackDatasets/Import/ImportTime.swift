@@ -160,9 +160,9 @@ public enum ImportTime {
         else {
             throw ImportError(file: "", message: "impossible date-time: '\(t)'")
         }
-        // Instants are nanoseconds in an Int64: about 1677-09-21 ... 2262-04-11.
-        guard (1678...2261).contains(year) else {
-            throw ImportError(file: "", message: "date-time out of the supported range (years 1678...2261): '\(t)'")
+        let years = EventTime.supportedYears
+        guard years.contains(year) else {
+            throw ImportError(file: "", message: "date-time out of the supported range (years \(years.lowerBound)...\(years.upperBound)): '\(t)'")
         }
         let local = EventTime.daysFromCivil(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
         let resolved = offset ?? rule.utcOffset(forLocalSeconds: local)

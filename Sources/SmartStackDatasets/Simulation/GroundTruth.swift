@@ -108,7 +108,7 @@ public struct GroundTruthEntry: Sendable, Hashable {
         buffer.append(UInt8(ascii: ","))
         key("time")
         buffer.append(UInt8(ascii: "\""))
-        GroundTruthFormat.appendTime(time, to: &buffer)
+        time.appendRFC3339(to: &buffer)
         buffer.append(UInt8(ascii: "\""))
         buffer.append(UInt8(ascii: ","))
         key("stack"); GroundTruthFormat.appendString(stack, to: &buffer)

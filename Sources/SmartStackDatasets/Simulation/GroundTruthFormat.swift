@@ -47,47 +47,6 @@ enum GroundTruthFormat {
         }
     }
 
-    /// Appends `time` as RFC 3339, byte for byte what `EventTime.rfc3339` gives, without
-    /// building intermediate strings.
-    static func appendTime(_ time: EventTime, to buffer: inout [UInt8]) {
-        // RFC 3339 offsets are whole minutes: like EventTime.rfc3339, an offset with seconds is
-        // truncated to the minute and the local time written in that offset.
-        let offset = Int64(time.utcOffsetSeconds) / 60 * 60
-        let local = time.nanosecondsSinceEpoch + offset * 1_000_000_000
-        let days = EventTime.floorDiv(local, 86_400_000_000_000)
-        let nanosOfDay = local - days * 86_400_000_000_000
-        let (y, m, d) = EventTime.civilFromDays(days)
-        func two(_ v: Int64) { buffer.append(UInt8(48 + v / 10)); buffer.append(UInt8(48 + v % 10)) }
-        two(y / 100); two(y % 100)
-        buffer.append(UInt8(ascii: "-")); two(m)
-        buffer.append(UInt8(ascii: "-")); two(d)
-        let secs = nanosOfDay / 1_000_000_000
-        buffer.append(UInt8(ascii: "T")); two(secs / 3600)
-        buffer.append(UInt8(ascii: ":")); two(secs / 60 % 60)
-        buffer.append(UInt8(ascii: ":")); two(secs % 60)
-        var fraction = nanosOfDay % 1_000_000_000
-        if fraction != 0 {
-            var digits = 9
-            while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
-            buffer.append(UInt8(ascii: "."))
-            var divisor: Int64 = 1
-            for _ in 1..<digits { divisor *= 10 }
-            while divisor > 0 {
-                buffer.append(UInt8(48 + fraction / divisor))
-                fraction %= divisor
-                divisor /= 10
-            }
-        }
-        if offset == 0 {
-            buffer.append(UInt8(ascii: "Z"))
-        } else {
-            buffer.append(offset < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
-            two(abs(offset) / 3600)
-            buffer.append(UInt8(ascii: ":"))
-            two(abs(offset) / 60 % 60)
-        }
-    }
-
     /// Parses one line (without its newline).
     static func parse(_ bytes: [UInt8], file: String, line: Int) throws(GroundTruthError) -> GroundTruthEntry {
         var p = Parser(bytes: bytes, file: file, line: line)
