@@ -29,9 +29,10 @@
  *  - Results that carry text (rankings, decisions) are JSON in a buffer the library allocates and
  *    the caller releases with smartstack_free(). JSON rather than structs because a ranking holds
  *    variable-length strings (widget ids, ~40 reasons): one buffer and one free is simpler and
- *    safer for every host (C, ctypes, JNI) than a tree of structs with their own lifetimes. Writing
- *    the reasons is most of the JSON's cost, so the hot path of a launcher at screen-on,
- *    smartstack_decide with `explain` 0, leaves them out (figures: README, "Performance").
+ *    safer for every host (C, ctypes, JNI) than a tree of structs with their own lifetimes. The
+ *    reasons are most of a decision's cost (computing and writing them), so the hot path of a
+ *    launcher at screen-on, smartstack_decide with `explain` 0, goes without (figures: README,
+ *    "Performance").
  *    Counts come back as plain integers.
  *  - Time is an input: the engine never reads the clock or the time zone. An instant is given as
  *    nanoseconds since 1970-01-01T00:00:00Z (`at_unix_ns`) plus the UTC offset in force on the
@@ -153,7 +154,8 @@ smartstack_status smartstack_record(smartstack_engine *engine, const char *jsonl
  * then eligible widgets by score, then ineligible ones); a score is null when not finite.
  * `explain` non-zero: each widget carries its reasons, largest contribution first (the
  * explanation a person sees). Zero: no "reasons" keys; the same decision, for the hot path of a
- * launcher that only needs the order (writing ~40 reasons is most of the cost of the JSON).
+ * launcher that only needs the order (the engine then neither computes nor writes the ~40
+ * reasons: most of the cost of a decision).
  * *out_length (may be NULL) receives the length in bytes, without the terminating NUL.
  */
 smartstack_status smartstack_decide(smartstack_engine *engine, const char *stack, const char *user,

@@ -29,7 +29,7 @@
 /// events stored after it, so it answers immediately. A snapshot that does not match the log
 /// (valid through a sequence number the log never reached, or unreadable bytes) is discarded
 /// and the user's state is rebuilt from the log, with a notice (``notices`` and `onNotice`).
-/// Rotation state (what is on top, dwell, swipe holds) comes from ``decide(stack:user:at:)``
+/// Rotation state (what is on top, dwell, swipe holds) comes from ``decide(stack:user:at:explained:)``
 /// calls, not from events: it is saved with the snapshot but a rebuild starts it afresh.
 ///
 /// ## Concurrency
@@ -42,7 +42,7 @@ public final class Engine: Sendable {
     public let store: EventStore
     /// The policy every user's state runs.
     public let policy: PolicySpec
-    /// The rotation parameters of ``decide(stack:user:at:)``.
+    /// The rotation parameters of ``decide(stack:user:at:explained:)``.
     public let rotation: RotationParameters
     /// The seed of every user's generator (mixed with the user's name).
     public let seed: UInt64
@@ -62,7 +62,7 @@ public final class Engine: Sendable {
     ///
     /// - Parameters:
     ///   - policy: the policy learned and ranked with (default ``PolicyRegistry/defaultPolicy``).
-    ///   - rotation: the rotation parameters of ``decide(stack:user:at:)``.
+    ///   - rotation: the rotation parameters of ``decide(stack:user:at:explained:)``.
     ///   - seed: the seed of every user's generator.
     ///   - saveInterval: events per user between automatic saves of the user's state (>= 1).
     ///   - storeOptions: how to open the log.
@@ -207,11 +207,18 @@ public final class Engine: Sendable {
 
     /// Applies the rotation policy to `stack` at a decision point (e.g. screen on) and returns
     /// what is shown on top. Changes the rotation state (saved with the user's state).
+    ///
+    /// - Parameter explained: whether each widget of the decision's ranking carries its reasons
+    ///   (default `true`). The decision is the same either way; a launcher that only shows the
+    ///   order skips most of the cost.
     /// - Throws: ``EngineError`` for an unknown user or stack.
-    /// - Complexity: O(widgets · stacks) once the user is loaded.
-    public func decide(stack: String, user: String, at time: EventTime) throws -> RotationDecision {
+    /// - Complexity: O(widgets · stacks) once the user is loaded, plus O(widgets · reasons) when
+    ///   explaining.
+    public func decide(stack: String, user: String, at time: EventTime, explained: Bool = true) throws -> RotationDecision {
         try withUserEngine(user, changesState: true) { engine throws -> RotationDecision in
-            try engine.decide(stack: stack, at: time)
+            engine.explainsRankings = explained
+            defer { engine.explainsRankings = true }
+            return try engine.decide(stack: stack, at: time)
         }
     }
 

@@ -9,7 +9,7 @@ public func smartstack_decide(_ engine: OpaquePointer?, _ stack: UnsafePointer<C
                               _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                               _ outLength: UnsafeMutablePointer<Int>?) -> smartstack_status {
     answer(engine, stack, user, atUnixNanoseconds, utcOffsetSeconds, outJSON, outLength) { engine, stack, user, time in
-        let decision = try engine.decide(stack: stack, user: user, at: time)
+        let decision = try engine.decide(stack: stack, user: user, at: time, explained: explain != 0)
         return RankingJSON.cString(decision.ranking, decision: decision, explained: explain != 0)
     }
 }
