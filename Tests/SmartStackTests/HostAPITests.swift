@@ -100,6 +100,40 @@ import Testing
         #expect(kind { _ = try engine.erase(app: "com.mail") } == .closed)
     }
 
+    /// A host that keeps a closed engine around gets `.closed` from every call, also for a user
+    /// whose state is loaded (answers came from memory before), and the decision taken just
+    /// before closing is saved.
+    @Test func everyCallAfterCloseThrowsClosed() throws {
+        let dir = try HostTemporaryDirectory()
+        let engine = try Engine(path: dir.database)
+        try engine.record(HostRoutine.events(user: "ana", days: 2, seed: 3))
+        let t = HostRoutine.time(day: 3, minutes: 0)
+        let decision = try engine.decide(stack: "home", user: "ana", at: t)   // ana is loaded now
+        #expect(decision.top != nil)
+        try engine.close()
+        func kind(_ body: () throws -> Void) -> EngineError.Kind? {
+            do { try body(); return nil } catch { return (error as? EngineError)?.kind }
+        }
+        #expect(kind { _ = try engine.decide(stack: "home", user: "ana", at: t) } == .closed)
+        #expect(kind { _ = try engine.decide(stack: "home", user: "ana", at: t, explained: false) } == .closed)
+        #expect(kind { _ = try engine.ranking(stack: "home", user: "ana", at: t) } == .closed)
+        #expect(kind { _ = try engine.ranking(stack: "home", user: "ana", before: t) } == .closed)
+        #expect(kind { _ = try engine.stacks(user: "ana") } == .closed)
+        #expect(kind { _ = try engine.ranking(stack: "home", user: "bob", at: t) } == .closed)
+        #expect(kind { try engine.flush() } == .closed)
+        #expect(kind { try engine.close() } == .closed)
+        #expect(kind { try engine.configure(stack: "home", widgets: HostRoutine.home, user: "ana", at: t) } == .closed)
+        #expect(kind { _ = try engine.rebuild() } == .closed)
+        #expect(kind { _ = try engine.deleteEvents(before: t) } == .closed)
+        #expect(kind { _ = try engine.erase(user: "ana") } == .closed)
+
+        // The rotation state of that last decision was saved: a new engine continues from it.
+        let reopened = try Engine(path: dir.database)
+        let next = try reopened.decide(stack: "home", user: "ana", at: t.adding(seconds: 1))
+        #expect(next.top == decision.top && !next.didRotate)
+        try reopened.close()
+    }
+
     @Test func aStoreErrorGivesSQLitesResultCodeNotItsType() throws {
         let dir = try HostTemporaryDirectory()
         try Engine(path: dir.database).record(HostRoutine.events(user: "ana", days: 1, seed: 1))

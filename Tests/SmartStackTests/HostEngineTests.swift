@@ -130,7 +130,7 @@ import Testing
         let engine = try Engine(path: dir.database)
         let events = allEvents()
         try engine.record(events)
-        try engine.close()
+        try engine.flush()   // saves every state: the starting points below
         let policy = PolicySpec(name: "contextual")
         for time in HostRoutine.probes(days: days) {
             let history = try engine.ranking(stack: "home", user: "bo", before: time)

@@ -16,9 +16,10 @@ extension Engine {
     /// The saved state is used as a starting point only when every event it covers is before
     /// `time`; then only later-stored events before `time` are replayed. Otherwise the user's log
     /// before `time` is replayed from the start. Loaded in-memory states are not touched.
-    /// - Throws: ``EngineError`` for an unknown user or stack; ``StoreError``.
+    /// - Throws: ``EngineError`` for an unknown user or stack, or when closed; ``StoreError``.
     /// - Complexity: O(k) for the k events replayed.
     public func ranking(stack: String, user: String, before time: EventTime) throws -> HistoricalRanking {
+        try writer.withLock { w throws(EngineError) in try Self.checkOpen(w) }
         let known = try store.count(EventQuery(user: user)) > 0
         guard known else { throw try unknownUserError(user) }
         var engine: UserEngine?

@@ -10,8 +10,11 @@ extension Engine {
     }
 
     static func checkOpen(_ w: borrowing WriterState) throws(EngineError) {
-        if w.isClosed { throw EngineError(.closed, "the engine is closed") }
+        if w.isClosed { throw closedError }
     }
+
+    /// What every call after ``close()`` throws.
+    static let closedError = EngineError(.closed, "the engine is closed")
 
     /// Drops `user`'s loaded state without saving it (after a deletion made it stale).
     func dropSlot(of user: String) {
@@ -41,6 +44,7 @@ extension Engine {
                 }
             }
             let outcome = try slot.state.withLock { s throws -> Outcome<T> in
+                guard !s.isClosed else { throw Self.closedError }
                 guard let engine = s.engine else { return .retry }
                 if s.appliedThrough == 0 { return .unknownUser }
                 if changesState { s.isDirty = true; s.generation += 1 }
@@ -183,6 +187,8 @@ struct UserSlotState {
     /// Bumped by each rotation decision, so a decision made while a snapshot is being written
     /// is not marked saved by that older write.
     var generation = 0
+    /// Set by `Engine.close()` as it takes the user's last snapshot: later calls fail as closed.
+    var isClosed = false
 
     func saveRequest() -> SaveRequest? {
         guard let engine else { return nil }

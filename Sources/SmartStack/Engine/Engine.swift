@@ -231,10 +231,11 @@ public final class Engine: Sendable {
     // MARK: Saving
 
     /// Saves every loaded user's state that changed since it was last saved.
-    /// - Throws: ``StoreError``.
+    /// - Throws: ``StoreError``, or ``EngineError`` when closed.
     /// - Complexity: O(size of the changed states).
     public func flush() throws {
         try writer.withLock { w throws in
+            try Self.checkOpen(w)
             for (user, slot) in slots.withLock({ $0 }) {
                 if let save = slot.state.withLock({ s in s.isDirty ? s.saveRequest() : nil }) {
                     try persist(save, user: user, slot: slot)
@@ -243,11 +244,32 @@ public final class Engine: Sendable {
         }
     }
 
-    /// Saves every changed state and closes the engine: later calls throw ``EngineError``.
-    /// - Throws: ``StoreError`` when a state cannot be saved (the engine stays open then).
+    /// Saves every changed state and closes the engine: every later call throws ``EngineError``
+    /// of kind ``EngineError/Kind/closed`` (calls running meanwhile finish first, or fail so).
+    /// - Throws: ``StoreError`` when a state cannot be saved (the engine stays open then), or
+    ///   ``EngineError`` when already closed.
     public func close() throws {
-        try flush()
-        writer.withLock { $0.isClosed = true }
+        try writer.withLock { w throws in
+            try Self.checkOpen(w)
+            // Each user is closed under the lock its last snapshot is taken in: a decision either
+            // comes before it (and is saved) or fails as closed.
+            let loaded = slots.withLock { $0 }
+            var saves: [(user: String, slot: UserSlot, save: SaveRequest)] = []
+            for (user, slot) in loaded {
+                let save = slot.state.withLock { s -> SaveRequest? in
+                    s.isClosed = true
+                    return s.isDirty ? s.saveRequest() : nil
+                }
+                if let save { saves.append((user, slot, save)) }
+            }
+            do {
+                for (user, slot, save) in saves { try persist(save, user: user, slot: slot) }
+            } catch {
+                for slot in loaded.values { slot.state.withLock { $0.isClosed = false } }
+                throw error
+            }
+            w.isClosed = true
+        }
     }
 
     /// Recomputes every user's saved state from the log (clears all saved states, replays the
