@@ -196,8 +196,16 @@ enum RankFixture {
     }
 
     @Test func jsonNumbersAndStringsAreValid() {
-        #expect(RankCommand.jsonNumber(.infinity) == "null" && RankCommand.jsonNumber(-.infinity) == "null")
-        #expect(RankCommand.jsonNumber(2) == "2" && RankCommand.jsonNumber(0.25) == "0.25")
+        let at = EventTime(nanosecondsSinceEpoch: 0, utcOffsetSeconds: 0)
+        let ranking = Ranking(stack: "home", user: "a\"b", at: at, policy: "contextual", widgets: [
+            RankedWidget(widget: "w\n1", score: .infinity, isEligible: true, reasons: [Reason(text: "x", contribution: 2)]),
+            RankedWidget(widget: "w2", score: -.infinity, isEligible: false, reasons: [Reason(text: "y", contribution: 0.25)]),
+            RankedWidget(widget: "w3", score: .nan, isEligible: false, reasons: []),
+        ])
+        #expect(RankCommand.json(ranking) == #"{"stack":"home","user":"a\"b","at":"1970-01-01T00:00:00Z","policy":"contextual","ranking":["#
+            + #"{"widget":"w\n1","score":null,"eligible":true,"reasons":[{"text":"x","contribution":2}]},"#
+            + #"{"widget":"w2","score":null,"eligible":false,"reasons":[{"text":"y","contribution":0.25}]},"#
+            + #"{"widget":"w3","score":null,"eligible":false,"reasons":[]}]}"#)
         #expect(RankCommand.jsonString("a\"b\\c\nd\u{1}") == "\"a\\\"b\\\\c\\nd\\u0001\"")
         #expect(RankCommand.fixed(-1.2346) == "-1.235" && RankCommand.fixed(0.0004) == "0.000")
         #expect(RankCommand.signed(0.678) == "+0.68" && RankCommand.signed(-0.281) == "-0.28")

@@ -88,18 +88,25 @@ import Testing
         for step in 0..<60 {
             at = at.adding(seconds: Double(7 * 60 + step))
             let expected = try swift.decide(stack: "top", user: "commuter-01", at: at)
-            let fields = ",\"top\":\(expected.top.map(RankCommand.jsonString) ?? "null"),\"rotated\":\(expected.didRotate),"
-                + "\"propensity\":\(RankCommand.jsonNumber(expected.propensity)),\"ranking\":["
-            let full = RankCommand.json(expected.ranking).replacing(",\"ranking\":[", with: fields, maxReplacements: 1)
+            let full = RankCommand.json(expected.ranking)
+                .replacing(",\"ranking\":[", with: Self.fields(expected), maxReplacements: 1)
             var unexplained = expected.ranking
             unexplained.widgets = unexplained.widgets.map { RankedWidget(widget: $0.widget, score: $0.score, isEligible: $0.isEligible, reasons: []) }
-            let plain = RankCommand.json(unexplained).replacing(",\"ranking\":[", with: fields, maxReplacements: 1)
+            let plain = RankCommand.json(unexplained)
+                .replacing(",\"ranking\":[", with: Self.fields(expected), maxReplacements: 1)
                 .replacing(",\"reasons\":[]", with: "")
             #expect(try Self.decision(explained, at: at, explain: 1) == full)
             #expect(try Self.decision(bare, at: at, explain: 0) == plain)
             if expected.didRotate { rotations += 1 }
         }
         #expect(rotations > 0, "the instants should include rotations")
+    }
+
+    /// `,"top":...,"rotated":...,"propensity":...,"ranking":[`: a decision's own fields, as JSON.
+    static func fields(_ decision: RotationDecision) -> String {
+        let top = decision.top.map(RankCommand.jsonString) ?? "null"
+        let propensity = decision.propensity == decision.propensity.rounded() ? String(Int64(decision.propensity)) : "\(decision.propensity)"
+        return ",\"top\":\(top),\"rotated\":\(decision.didRotate),\"propensity\":\(propensity),\"ranking\":["
     }
 
     static func decision(_ engine: OpaquePointer, at: EventTime, explain: Int32) throws -> String {

@@ -10,7 +10,7 @@ public func smartstack_decide(_ engine: OpaquePointer?, _ stack: UnsafePointer<C
                               _ outLength: UnsafeMutablePointer<Int>?) -> smartstack_status {
     answer(engine, stack, user, atUnixNanoseconds, utcOffsetSeconds, outJSON, outLength) { engine, stack, user, time in
         let decision = try engine.decide(stack: stack, user: user, at: time, explained: explain != 0)
-        return RankingJSON.cString(decision.ranking, decision: decision, explained: explain != 0)
+        return RankingJSON.cString(decision, explained: explain != 0)
     }
 }
 
@@ -20,7 +20,7 @@ public func smartstack_rank(_ engine: OpaquePointer?, _ stack: UnsafePointer<CCh
                             _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                             _ outLength: UnsafeMutablePointer<Int>?) -> smartstack_status {
     answer(engine, stack, user, atUnixNanoseconds, utcOffsetSeconds, outJSON, outLength) { engine, stack, user, time in
-        RankingJSON.cString(try engine.ranking(stack: stack, user: user, at: time), decision: nil, explained: true)
+        RankingJSON.cString(try engine.ranking(stack: stack, user: user, at: time))
     }
 }
 

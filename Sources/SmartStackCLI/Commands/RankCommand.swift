@@ -110,22 +110,12 @@ public struct RankCommand: SubcommandProtocol, Hashable {
         throw CommandFailure("the database holds \(users.count) users; choose one with --user (\(shown))")
     }
 
-    /// The `--json` object: keys in a fixed order, widgets top first.
+    /// The `--json` object: keys in a fixed order, widgets top first (the JSON `smartstack_rank`
+    /// returns too).
     ///
     /// - Complexity: O(widgets · reasons).
     public static func json(_ ranking: Ranking) -> String {
-        var out = "{\"stack\":\(jsonString(ranking.stack)),\"user\":\(jsonString(ranking.user)),"
-        out += "\"at\":\(jsonString(ranking.at.rfc3339)),\"policy\":\(jsonString(ranking.policy)),\"ranking\":["
-        for (i, widget) in ranking.widgets.enumerated() {
-            if i > 0 { out += "," }
-            out += "{\"widget\":\(jsonString(widget.widget)),\"score\":\(jsonNumber(widget.score)),"
-            out += "\"eligible\":\(widget.isEligible),\"reasons\":["
-            out += widget.reasons.map {
-                "{\"text\":\(jsonString($0.text)),\"contribution\":\(jsonNumber($0.contribution))}"
-            }.joined(separator: ",")
-            out += "]}"
-        }
-        return out + "]}"
+        RankingJSON.string(ranking)
     }
 
     /// The table for people: one row per widget, top first, columns aligned.
@@ -161,13 +151,6 @@ public struct RankCommand: SubcommandProtocol, Hashable {
 
     /// A JSON string literal, escaped as event lines are (`JSONLWriter.string`).
     static func jsonString(_ text: String) -> String { JSONLWriter.string(text) }
-
-    /// A JSON number (shortest round-trip form), or `null` when not finite.
-    static func jsonNumber(_ x: Double) -> String {
-        guard x.isFinite else { return "null" }
-        if x == x.rounded(), abs(x) < 1e15 { return String(Int64(x)) }
-        return "\(x)"
-    }
 
     /// `x` with `digits` decimals, rounded (`-inf`/`inf`/`nan` as such).
     static func fixed(_ x: Double, digits: Int = 3) -> String {
