@@ -1,5 +1,6 @@
 // The C interface against the Swift API it wraps (issue 15), in one process so machine load hits
-// both alike: decision latency (`smartstack_decide` vs `Engine.decide`) and the rate of recording
+// both alike: decision latency (`smartstack_decide` vs `Engine.decide`, with and without the
+// reasons) and the rate of recording
 // a 10,000-event JSONL batch (`smartstack_record` vs `Engine.record` of parsed events). It also
 // writes the history and instants that the Python and Java benchmarks replay
 // (Benchmarks/bindings/run.sh runs them all).
@@ -11,7 +12,7 @@ import SmartStackC
 /// `smartstack-bench bindings [--decisions N] [--rounds N] [--out DIR]`.
 func runBindingsBenchmark(_ arguments: [String]) throws {
     var decisions = 20_000
-    var rounds = 9
+    var rounds = 15
     var directory = FileManager.default.temporaryDirectory.appendingPathComponent("smartstack-bindings-bench").path
     var i = 0
     while i < arguments.count {
@@ -37,9 +38,9 @@ func runBindingsBenchmark(_ arguments: [String]) throws {
     try Data(jsonl).write(to: URL(fileURLWithPath: directory + "/history.jsonl"))
     let first = events[events.count - 1].time.nanosecondsSinceEpoch + BindingsBench.stepNanoseconds
     print("bindings benchmark: \(events.count)-event history (\(directory)/history.jsonl), user '\(EngineBenchRoutine.user)', "
-          + "10-widget stack 'home', policy contextual, reasons on")
+          + "10-widget stack 'home', policy contextual")
     print("decisions at \(first) + k·\(BindingsBench.stepNanoseconds) ns, offset \(BindingsBench.offset) s; "
-          + "\(BindingsBench.warmup) warm-up, \(decisions) timed, Swift and C alternately")
+          + "\(BindingsBench.warmup) warm-up, \(decisions) timed, Swift and C in turn (which goes first alternates)")
 
     // Recording: a fresh database file per run, Swift and C back to back in each round, which of
     // the two goes first alternating from round to round (the second write of a round may find
@@ -71,53 +72,63 @@ func runBindingsBenchmark(_ arguments: [String]) throws {
         for path in [swiftPath, cPath] { BindingsBench.remove(path) }
     }
 
-    // Deciding: three engines holding the same history decide at the same instants, in turn:
-    // Swift, C with reasons, C without.
-    let swiftPath = directory + "/decide-swift.sqlite", explainedPath = directory + "/decide-c.sqlite",
-        barePath = directory + "/decide-c-bare.sqlite"
-    for path in [swiftPath, explainedPath, barePath] { BindingsBench.remove(path) }
-    let swiftEngine = try Engine(path: swiftPath, policy: PolicySpec(parsing: "contextual"))
-    try swiftEngine.record(events)
-    let cEngines = try [explainedPath, barePath].map { path in
+    // Deciding: four engines holding the same history decide at the same instants, in turn:
+    // Swift and C with reasons, Swift and C without. Each side's time includes releasing what it
+    // returned (the Swift decision, the C JSON with smartstack_free), as a host does.
+    let paths = ["swift", "c", "swift-bare", "c-bare"].map { directory + "/decide-\($0).sqlite" }
+    for path in paths { BindingsBench.remove(path) }
+    let swiftEngines = try [paths[0], paths[2]].map { path in
+        let engine = try Engine(path: path, policy: PolicySpec(parsing: "contextual"))
+        try engine.record(events)
+        return engine
+    }
+    let cEngines = try [paths[1], paths[3]].map { path in
         let engine = try BindingsBench.open(path)
         try BindingsBench.check(jsonl.withUnsafeBytes { smartstack_record(engine, $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count, nil, nil) },
                                 engine, "smartstack_record")
         return engine
     }
-    var samples = [[Double]](repeating: [Double](repeating: 0, count: decisions), count: 3)
+    var samples = [[Double]](repeating: [Double](repeating: 0, count: decisions), count: 4)
     var checksum = 0
     for k in 0..<(BindingsBench.warmup + decisions) {
         let at = first + Int64(k) * BindingsBench.stepNanoseconds
-        let t0 = engineMonotonic()
-        let decision = try swiftEngine.decide(stack: "home", user: EngineBenchRoutine.user,
-                                              at: EventTime(nanosecondsSinceEpoch: at, utcOffsetSeconds: BindingsBench.offset))
-        var times = [t0, engineMonotonic()]
-        checksum &+= decision.top?.utf8.count ?? 0
-        for (explain, engine) in zip([Int32(1), 0], cEngines) {
-            var json: UnsafeMutablePointer<CChar>?
-            var length = 0
-            let status = smartstack_decide(engine, "home", EngineBenchRoutine.user, at, BindingsBench.offset, explain, &json, &length)
-            smartstack_free(json)
-            times.append(engineMonotonic())
-            try BindingsBench.check(status, engine, "smartstack_decide")
-            checksum &+= length
-        }
-        if k >= BindingsBench.warmup {
-            for side in 0..<3 { samples[side][k - BindingsBench.warmup] = times[side + 1] - times[side] }
+        let time = EventTime(nanosecondsSinceEpoch: at, utcOffsetSeconds: BindingsBench.offset)
+        for (side, explained) in [(0, true), (2, false)] {
+            // Which of the two goes first alternates, so neither always finds the caches warmed
+            // by the other's engine.
+            for route in k % 2 == 0 ? [side, side + 1] : [side + 1, side] {
+                let t0 = engineMonotonic()
+                if route == side {
+                    let decision = try swiftEngines[side / 2].decide(stack: "home", user: EngineBenchRoutine.user, at: time,
+                                                                     explained: explained)
+                    checksum &+= (decision.top?.utf8.count ?? 0) + decision.ranking.widgets.count
+                } else {
+                    var json: UnsafeMutablePointer<CChar>?
+                    var length = 0
+                    let status = smartstack_decide(cEngines[side / 2], "home", EngineBenchRoutine.user, at, BindingsBench.offset,
+                                                   explained ? 1 : 0, &json, &length)
+                    smartstack_free(json)
+                    try BindingsBench.check(status, cEngines[side / 2], "smartstack_decide")
+                    checksum &+= length
+                }
+                let t1 = engineMonotonic()
+                if k >= BindingsBench.warmup { samples[route][k - BindingsBench.warmup] = t1 - t0 }
+            }
         }
     }
-    try swiftEngine.close()
+    for engine in swiftEngines { try engine.close() }
     for engine in cEngines { try BindingsBench.check(smartstack_close(engine), nil, "smartstack_close") }
-    for path in [swiftPath, explainedPath, barePath] { BindingsBench.remove(path) }
+    for path in paths { BindingsBench.remove(path) }
 
-    let swift = BindingsBench.Latency(samples[0]), c = BindingsBench.Latency(samples[1]), bare = BindingsBench.Latency(samples[2])
+    let swift = BindingsBench.Latency(samples[0]), c = BindingsBench.Latency(samples[1])
+    let swiftBare = BindingsBench.Latency(samples[2]), bare = BindingsBench.Latency(samples[3])
     let swiftRate = BindingsBench.median(swiftRates), cRate = BindingsBench.median(cRates)
     // Each round's two runs are back to back, so their ratio is less exposed to the machine's drift.
     let ratio = BindingsBench.median(zip(cRates, swiftRates).map { $0 / $1 })
     print("")
     print("| measure | Swift API | C API | C − Swift or C ÷ Swift | target |")
     print("|---|---:|---:|---:|---|")
-    for (label, latency) in [("decide, JSON with reasons", c), ("decide, JSON without reasons (explain 0)", bare)] {
+    for (label, swift, latency) in [("decide with reasons", swift, c), ("decide without reasons (explained: false, explain 0)", swiftBare, bare)] {
         print(String(format: "| %@, median | %.2f µs | %.2f µs | %+.2f µs | ≤ +2 µs%@ |", label, swift.median * 1e6, latency.median * 1e6,
                      (latency.median - swift.median) * 1e6, latency.median - swift.median <= 2e-6 ? "" : " (MISSED)"))
         print(String(format: "| %@, p99 | %.2f µs | %.2f µs | %+.2f µs | (info) |", label, swift.p99 * 1e6, latency.p99 * 1e6,
@@ -129,8 +140,9 @@ func runBindingsBenchmark(_ arguments: [String]) throws {
                  swiftRates.map { String(format: "%.0fk", $0 / 1000) }.joined(separator: " "),
                  cRates.map { String(format: "%.0fk", $0 / 1000) }.joined(separator: " "), checksum))
     // One line for Benchmarks/bindings/run.sh.
-    print(String(format: "RESULT swift_decide_median_us=%.3f c_decide_median_us=%.3f c_decide_bare_median_us=%.3f swift_record_rate=%.0f c_record_rate=%.0f record_ratio=%.3f first_ns=%lld step_ns=%lld offset=%d warmup=%d",
-                 swift.median * 1e6, c.median * 1e6, bare.median * 1e6, swiftRate, cRate, ratio, first, BindingsBench.stepNanoseconds, BindingsBench.offset, BindingsBench.warmup))
+    print(String(format: "RESULT swift_decide_median_us=%.3f c_decide_median_us=%.3f swift_decide_bare_median_us=%.3f c_decide_bare_median_us=%.3f swift_record_rate=%.0f c_record_rate=%.0f record_ratio=%.3f first_ns=%lld step_ns=%lld offset=%d warmup=%d",
+                 swift.median * 1e6, c.median * 1e6, swiftBare.median * 1e6, bare.median * 1e6, swiftRate, cRate, ratio, first,
+                 BindingsBench.stepNanoseconds, BindingsBench.offset, BindingsBench.warmup))
 }
 
 /// The benchmark's fixed inputs and small helpers.
