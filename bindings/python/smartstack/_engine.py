@@ -12,6 +12,10 @@ from ._library import library
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
+# Every number of a ranking is a float: a whole contribution written 2 is read 2.0.
+_DECODER = json.JSONDecoder(parse_int=float)
+_RANKING_KEY = ',"ranking":['
+
 
 class Status(enum.IntEnum):
     """The status codes of include/smartstack.h (`SMARTSTACK_OK`, `SMARTSTACK_ERROR_...`)."""
@@ -43,6 +47,7 @@ class SmartStackError(Exception):
 class Reason:
     """Why a widget scores as it does: a phrase in the person's local time and its contribution."""
 
+    __slots__ = ("text", "contribution")
     text: str
     contribution: float
 
@@ -51,6 +56,7 @@ class Reason:
 class RankedWidget:
     """One widget of a ranking: its score (None when not finite), whether it may be on top, why."""
 
+    __slots__ = ("widget", "score", "eligible", "reasons")
     widget: str
     score: Optional[float]
     eligible: bool
@@ -68,18 +74,42 @@ class Ranking:
     widgets: Tuple[RankedWidget, ...]
 
 
-@dataclass
 class Decision:
-    """What the rotation policy shows on top at a decision point, and the ranking it came from."""
+    """What the rotation policy shows on top at a decision point, and the ranking it came from.
 
-    stack: str
-    user: str
-    at: datetime
-    policy: str
-    top: Optional[str]
-    rotated: bool
-    propensity: float
-    ranking: Tuple[RankedWidget, ...]
+    `top`, `rotated` and `propensity` are read at once; `ranking` (each widget, and its reasons
+    when asked for) is read from the library's answer on first access, so a launcher that only
+    needs the top does not pay for building ~45 objects.
+    """
+
+    __slots__ = ("stack", "user", "at", "policy", "top", "rotated", "propensity", "_ranking", "_source")
+    _FIELDS = ("stack", "user", "at", "policy", "top", "rotated", "propensity", "ranking")
+
+    def __init__(self, stack: str, user: str, at: datetime, policy: str, top: Optional[str], rotated: bool,
+                 propensity: float, ranking: Tuple[RankedWidget, ...]):
+        self.stack, self.user, self.at, self.policy = stack, user, at, policy
+        self.top, self.rotated, self.propensity = top, rotated, propensity
+        self._ranking: Optional[Tuple[RankedWidget, ...]] = ranking
+        self._source: Optional[str] = None
+
+    @property
+    def ranking(self) -> Tuple[RankedWidget, ...]:
+        """The scorer's order: pinned widget first, then eligible widgets by score, then the rest."""
+        if self._ranking is None:
+            # Two threads may both read it here: they build equal tuples, and either one stays.
+            self._ranking = _widgets(_DECODER.decode(self._source))
+            self._source = None
+        return self._ranking
+
+    def __eq__(self, other):
+        if not isinstance(other, Decision):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self._FIELDS)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return "Decision(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in self._FIELDS) + ")"
 
 
 @dataclass
@@ -180,15 +210,22 @@ class Engine:
         `at`, with the ranking it came from (each widget's reasons unless `explain` is False).
         Changes the rotation state."""
         at_ns, offset = _instant(at)
-        raw = self._answer(self._lib.smartstack_decide, _text(stack, "stack"), _text(user, "user"), at_ns, offset,
-                           1 if explain else 0)
-        return Decision(stack=raw["stack"], user=raw["user"], at=at, policy=raw["policy"], top=raw["top"],
-                        rotated=raw["rotated"], propensity=float(raw["propensity"]), ranking=_widgets(raw["ranking"]))
+        text = self._answer(self._lib.smartstack_decide, _text(stack, "stack"), _text(user, "user"), at_ns, offset,
+                            1 if explain else 0)
+        # The object's keys come in a fixed order with "ranking" last, and a string value cannot
+        # hold `,"ranking":[` unescaped: the fields before it are read alone, the ranking later.
+        split = text.index(_RANKING_KEY)
+        head = _DECODER.decode(text[:split] + "}")
+        decision = Decision(head["stack"], head["user"], at, head["policy"], head["top"], head["rotated"],
+                            head["propensity"], None)
+        decision._source = text[split + len(_RANKING_KEY) - 1:-1]
+        return decision
 
     def rank(self, stack: str, *, user: str = "default", at: datetime) -> Ranking:
         """The ranking of `stack` at `at` with each widget's reasons; changes nothing."""
         at_ns, offset = _instant(at)
-        raw = self._answer(self._lib.smartstack_rank, _text(stack, "stack"), _text(user, "user"), at_ns, offset)
+        raw = _DECODER.decode(
+            self._answer(self._lib.smartstack_rank, _text(stack, "stack"), _text(user, "user"), at_ns, offset))
         return Ranking(stack=raw["stack"], user=raw["user"], at=at, policy=raw["policy"],
                        widgets=_widgets(raw["ranking"]))
 
@@ -204,11 +241,12 @@ class Engine:
         self._check(self._lib.smartstack_erase_app(self._handle, _text(app, "app"), byref(deleted)))
         return deleted.value
 
-    def _answer(self, function, *arguments) -> dict:
+    def _answer(self, function, *arguments) -> str:
+        """The JSON text a decide or rank call returns."""
         text, length = c_void_p(), c_size_t()
         self._check(function(self._handle, *arguments, byref(text), byref(length)))
         try:
-            return json.loads(string_at(text.value, length.value))
+            return string_at(text.value, length.value).decode("utf-8")
         finally:
             self._lib.smartstack_free(text)
 
@@ -232,11 +270,20 @@ def _utf8(text: str) -> bytes:
 
 
 def _text(value: str, name: str) -> bytes:
+    encoded = _encoded.get(value) if type(value) is str else None
+    if encoded is not None:
+        return encoded
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, not {type(value).__name__}")
     if "\0" in value:
         raise ValueError(f"{name} contains a NUL character, which a C string cannot carry: {value!r}")
-    return _utf8(value)
+    encoded = _utf8(value)
+    if len(_encoded) < 1024:  # the few stacks and users a host names again and again
+        _encoded[value] = encoded
+    return encoded
+
+
+_encoded: dict = {}
 
 
 def _optional_text(value: Optional[str], name: str) -> Optional[bytes]:

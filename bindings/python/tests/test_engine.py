@@ -46,6 +46,28 @@ def test_decide_returns_the_top_and_its_explanation(engine):
     assert decision.at == MONDAY + timedelta(days=5, minutes=4) and decision.policy == "contextual"
 
 
+def test_a_decision_reads_its_ranking_when_first_asked(engine):
+    engine.record(launches())
+    at = MONDAY + timedelta(days=5, minutes=4)
+    ranking = engine.rank("home", user="me", at=at)
+    decision = engine.decide("home", user="me", at=at)
+    assert decision.top == "calendar" and decision.propensity == 1.0 and isinstance(decision.propensity, float)
+    assert decision.ranking == ranking.widgets  # read on first access: the ranking it came from
+    assert decision.ranking is decision.ranking  # and read once
+    copy = smartstack.Decision(decision.stack, decision.user, decision.at, decision.policy, decision.top,
+                               decision.rotated, decision.propensity, decision.ranking)
+    assert copy == decision and repr(copy) == repr(decision)
+    assert repr(decision).startswith("Decision(stack='home', user='me', ") and "RankedWidget(widget='calendar'" in repr(decision)
+
+
+def test_names_that_look_like_the_json_around_them_are_read_back(engine):
+    user, stack = 'me,"ranking":[{"widget":"x"}]', 'home","top":"weather'
+    engine.configure(stack, [("calendar", None), ('w"],"reasons":[', None)], user=user, at=MONDAY)
+    decision = engine.decide(stack, user=user, at=MONDAY + timedelta(minutes=1))
+    assert (decision.user, decision.stack) == (user, stack)
+    assert {w.widget for w in decision.ranking} == {"calendar", 'w"],"reasons":['}
+
+
 def test_decide_without_explanation_is_the_same_decision(engine):
     engine.record(launches())
     at = MONDAY + timedelta(days=5, minutes=4)
