@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import enum
 import json
+import json.scanner
 from ctypes import byref, c_char_p, c_size_t, c_uint64, c_void_p, string_at
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -12,9 +13,14 @@ from ._library import library
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
-# Every number of a ranking is a float: a whole contribution written 2 is read 2.0.
-_DECODER = json.JSONDecoder(parse_int=float)
+# Every number of a ranking is a float: a whole contribution written 2 is read 2.0. The scanner
+# reads the library's JSON straight (no whitespace around it to skip, nothing after it to check).
+_SCAN = json.scanner.make_scanner(json.JSONDecoder(parse_int=float))
 _RANKING_KEY = ',"ranking":['
+
+
+def _parse(text: str) -> Any:
+    return _SCAN(text, 0)[0]
 
 
 class Status(enum.IntEnum):
@@ -97,7 +103,7 @@ class Decision:
         """The scorer's order: pinned widget first, then eligible widgets by score, then the rest."""
         if self._ranking is None:
             # Two threads may both read it here: they build equal tuples, and either one stays.
-            self._ranking = _widgets(_DECODER.decode(self._source))
+            self._ranking = _widgets(_parse(self._source))
             self._source = None
         return self._ranking
 
@@ -215,7 +221,7 @@ class Engine:
         # The object's keys come in a fixed order with "ranking" last, and a string value cannot
         # hold `,"ranking":[` unescaped: the fields before it are read alone, the ranking later.
         split = text.index(_RANKING_KEY)
-        head = _DECODER.decode(text[:split] + "}")
+        head = _parse(text[:split] + "}")
         decision = Decision(head["stack"], head["user"], at, head["policy"], head["top"], head["rotated"],
                             head["propensity"], None)
         decision._source = text[split + len(_RANKING_KEY) - 1:-1]
@@ -224,7 +230,7 @@ class Engine:
     def rank(self, stack: str, *, user: str = "default", at: datetime) -> Ranking:
         """The ranking of `stack` at `at` with each widget's reasons; changes nothing."""
         at_ns, offset = _instant(at)
-        raw = _DECODER.decode(
+        raw = _parse(
             self._answer(self._lib.smartstack_rank, _text(stack, "stack"), _text(user, "user"), at_ns, offset))
         return Ranking(stack=raw["stack"], user=raw["user"], at=at, policy=raw["policy"],
                        widgets=_widgets(raw["ranking"]))
