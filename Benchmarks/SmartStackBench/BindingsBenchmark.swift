@@ -134,7 +134,7 @@ func runBindingsBenchmark(_ arguments: [String]) throws {
         print(String(format: "| %@, p99 | %.2f µs | %.2f µs | %+.2f µs | (info) |", label, swift.p99 * 1e6, latency.p99 * 1e6,
                      (latency.p99 - swift.p99) * 1e6))
     }
-    print(String(format: "| record a 10,000-event batch, median of %d rounds (of the rounds' ratios) | %.0fk events/s | %.0fk events/s | %.2f× | ≥ 0.80×%@ |",
+    print(String(format: "| record a 10,000-event batch, median of %d rounds (of the rounds' ratios) | %.0fk events/s | %.0fk events/s | %.3f× | ≥ 0.80×%@ |",
                  rounds, swiftRate / 1000, cRate / 1000, ratio, ratio >= 0.8 ? "" : " (MISSED)"))
     print(String(format: "(record rates per round: Swift %@; C %@; checksum %d)",
                  swiftRates.map { String(format: "%.0fk", $0 / 1000) }.joined(separator: " "),

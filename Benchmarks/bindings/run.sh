@@ -63,6 +63,6 @@ for reasons, suffix in (("with reasons", ""), ("without reasons", "_bare")):
 print("| Java `decide` (JNI, read into a Decision), with reasons | %.2f µs | — | — |" % java["java_decide_parsed_median_us"])
 print()
 for s in (s1, s2):
-    print("| record a 10,000-event JSONL batch: C %.0fk/s vs `Engine.record` %.0fk/s (medians of the rounds) | %.2f× (median of the rounds' ratios) | ≥ 0.80× | %s |"
+    print("| record a 10,000-event JSONL batch: C %.0fk/s vs `Engine.record` %.0fk/s (medians of the rounds) | %.3f× (median of the rounds' ratios) | ≥ 0.80× | %s |"
           % (s["c_record_rate"] / 1000, s["swift_record_rate"] / 1000, s["record_ratio"], verdict(s["record_ratio"] >= 0.8)))
 PYTHON
