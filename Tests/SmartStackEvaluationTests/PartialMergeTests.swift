@@ -94,13 +94,63 @@ import SmartStackDatasets
         altered[digit] = UInt8(ascii: "8")
         #expect(Self.refusal(altered, "altered.partial").contains("corrupt partial"))
         #expect(Self.refusal(Array("{\"user\":\"a\"}\n".utf8), "x.jsonl").hasPrefix("x.jsonl"))
-        let newer = Array(String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "\"version\":1", with: "\"version\":2").utf8)
-        #expect(Self.refusal(newer, "v2.partial").contains("partial format version 2"))
+        let text = String(decoding: bytes, as: UTF8.self)
+        let older = Array(text.replacingOccurrences(of: "\"version\":2", with: "\"version\":1").utf8)
+        #expect(Self.refusal(older, "v1.partial") == "v1.partial: partial format version 1; this smartstack reads version 2 (written by an earlier smartstack: evaluate its shard again with this one; make all partials of a report with the same smartstack)")
+        let newer = Array(text.replacingOccurrences(of: "\"version\":2", with: "\"version\":3").utf8)
+        #expect(Self.refusal(newer, "v3.partial").contains("partial format version 3"))
+        let lastLineCut = Array(bytes.dropLast(5))
+        #expect(Self.refusal(lastLineCut, "cut2.partial").hasPrefix("cut2.partial: not a complete partial file (it ends within line"))
         #expect(Self.refusal([], "empty.partial") == "empty.partial: not a complete partial file (empty)")
     }
 
     static func refusal(_ bytes: [UInt8], _ name: String) -> String {
         do { _ = try PartialEvaluation(bytes: bytes, name: name); return "" } catch { return "\(error)" }
+    }
+
+    @Test func partialsMadeWithDifferentGroundTruthFilesAreRefusedNamingThem() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("truth-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let truth = try String(contentsOf: Self.repository.appendingPathComponent("Datasets/commuter.truth.jsonl"), encoding: .utf8)
+        let a = dir.appendingPathComponent("a.truth.jsonl").path, copy = dir.appendingPathComponent("copy.truth.jsonl").path
+        let b = dir.appendingPathComponent("b.truth.jsonl").path
+        try truth.write(toFile: a, atomically: true, encoding: .utf8)
+        try truth.write(toFile: copy, atomically: true, encoding: .utf8)
+        try (truth + "\n").write(toFile: b, atomically: true, encoding: .utf8)   // the same entries, other bytes
+        let events = try Self.commuter().events
+        func partials(truth: String) throws -> [PartialEvaluation] {
+            try Self.partials(events, shards: 2, policies: [try OracleSupport.factory(truthPath: truth)], options: Self.options())
+        }
+        let (pa, pcopy, pb) = (try partials(truth: a), try partials(truth: copy), try partials(truth: b))
+        // The same contents at another path is the same ground truth.
+        _ = try Evaluator.merge([pa[0], pcopy[1]], labels: ["s0", "s1"])
+        do { _ = try Evaluator.merge([pa[0], pb[1]], labels: ["s0.partial", "s1.partial"]); Issue.record("merged other truths") } catch let e as EvaluationError {
+            #expect(e.message.hasPrefix("cannot merge s1.partial with s0.partial: policy 'oracle' read different files ('\(b)' ("))
+            #expect(e.message.contains("vs '\(a)' (") && e.message.hasSuffix("a ground truth must be the same file for every shard"))
+        }
+    }
+
+    @Test func mergeStreamsPartialFilesPlainAndGzip() throws {
+        let events = syntheticDataset(users: 9, days: 4, seed: 8)
+        let policies = [staticFactory, recentFactory()]
+        let whole = try Evaluator(options: Fixture.options()).evaluate(.events(events, name: "syn"), policies: policies)
+        let parts = try Self.partials(events, shards: 3, policies: policies, options: Fixture.options())
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("stream-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var files: [String] = []
+        for (k, p) in parts.enumerated() {
+            let path = dir.appendingPathComponent("p\(k).partial" + (k == 1 ? ".gz" : "")).path
+            let bytes = k == 1 ? try GzipWriter.compress(p.encoded()) : p.encoded()
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            files.append(path)
+        }
+        let merged = try Evaluator.merge(files: files, name: "syn", sources: whole.dataset.sources, threads: 2)
+        #expect(try Self.rendered(merged) == Self.rendered(whole))
+        do { _ = try Evaluator.merge(files: [files[0], dir.appendingPathComponent("missing.partial").path]); Issue.record("read a missing file") } catch let e as EvaluationError {
+            #expect(e.message.contains("missing.partial") && e.message.contains("no such file"))
+        }
     }
 
     @Test func aFileRoundTripsThroughDiskAndGzip() throws {

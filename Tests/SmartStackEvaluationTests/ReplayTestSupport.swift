@@ -42,9 +42,7 @@ enum Fixture {
 
     /// Metrics of policy `p` of a single-user replay.
     static func metrics(_ r: UserReplayResult, policy p: Int = 0) -> MetricValues {
-        var acc = MetricAccumulator(userKeyOffsets: [0], userUniverses: [r.universe])
-        for d in r.perPolicy[p].days { acc.add(d, user: 0) }
-        return acc.values()
+        MetricValues(days: r.perPolicy[p].days, universe: r.universe)
     }
 }
 

@@ -24,9 +24,11 @@ public struct MergeCommand: SubcommandProtocol, Hashable {
         over all the shards' data, whatever the number of shards and however users were
         assigned to them: every metric, bootstrap interval (resampling user-days across all
         shards), breakdown and off-policy estimate. Only dataset.name and dataset.sources name
-        the shards, unless --name and --source set them. Partials made with different options
-        or policies are refused, and so is a user found in two partials (it would be counted
-        twice). Format: Datasets/PARTIAL-FORMAT.md.
+        the shards, unless --name and --source set them. The partials are read side by side,
+        one user at a time: memory holds the scored user-days the bootstrap resamples, not the
+        partials. Partials made with different options, policies or ground-truth files are
+        refused, and so is a user found in two partials (it would be counted twice).
+        Format: Datasets/PARTIAL-FORMAT.md.
 
         USAGE: \(usage)
 
@@ -69,8 +71,7 @@ public struct MergeCommand: SubcommandProtocol, Hashable {
     public func run(_ output: CommandOutput) throws -> Int32 {
         let report: EvaluationReport
         do {
-            let read = try partials.map { try PartialEvaluation(contentsOf: $0) }
-            report = try Evaluator.merge(read, labels: partials, name: name, sources: sources, threads: threads)
+            report = try Evaluator.merge(files: partials, name: name, sources: sources, threads: threads)
         } catch let error as EvaluationError {
             throw CommandFailure(error.message)
         }

@@ -1,3 +1,4 @@
+import CZlib
 import SmartStack
 #if canImport(Glibc)
 import Glibc
@@ -183,6 +184,9 @@ public struct GroundTruth: Sendable {
     private var all: [GroundTruthEntry]
     private var index: [Key: Series] = [:]
     private var source: String
+    /// The loaded file's size and CRC-32, `<bytes>:<crc32 in 8 hex digits>` (`nil` when built
+    /// from entries): what tells two ground-truth files apart wherever they are.
+    public private(set) var fileDigest: String?
 
     /// Builds a ground truth from entries; `source` names them in errors.
     ///
@@ -238,6 +242,8 @@ public struct GroundTruth: Sendable {
         var carry: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         var lineNumber = 0
+        var crc = crc32(0, nil, 0)
+        var size = 0
         func handle(_ line: ArraySlice<UInt8>) throws(GroundTruthError) {
             lineNumber += 1
             var slice = line
@@ -251,6 +257,8 @@ public struct GroundTruth: Sendable {
         while true {
             let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
             if n == 0 { break }
+            crc = chunk.withUnsafeBufferPointer { crc32(crc, $0.baseAddress, uInt(n)) }
+            size += n
             var start = 0
             for i in 0..<n where chunk[i] == UInt8(ascii: "\n") {
                 if carry.isEmpty {
@@ -272,7 +280,10 @@ public struct GroundTruth: Sendable {
             let which = users.map { " for users " + $0.sorted().joined(separator: ", ") } ?? ""
             throw GroundTruthError(file: path, line: 0, field: nil, message: "the ground-truth file has no entries" + which)
         }
-        return try GroundTruth(entries: entries, source: path)
+        var truth = try GroundTruth(entries: entries, source: path)
+        let hex = String(crc, radix: 16)
+        truth.fileDigest = "\(size):" + String(repeating: "0", count: 8 - hex.count) + hex
+        return truth
     }
 
     /// Parses ground-truth lines held in memory; `name` is used in errors.

@@ -1,135 +1,213 @@
 import SmartStack
 
 extension Evaluator {
-    /// Turns per-user results into the report: the scored user-days go to the metrics and the
-    /// bootstrap, each policy's logged impressions to the off-policy estimators, and the best
-    /// user-day to the timeline. It needs nothing but the results (sorted by user id), so
-    /// `merge` calls it with the results of several shards.
-    func assemble(name: String, sources: [String], scan: UserEventReader.Scan, results: [UserReplayResult],
+    /// The report of replay results sorted by user id (`evaluate`'s last step): each result
+    /// goes to a `ReportBuilder` and is then let go.
+    func assemble(name: String, sources: [String], scan: UserEventReader.Scan, results: consuming [UserReplayResult],
                   policyNames: [String], referenceIndex: Int?) throws -> EvaluationReport {
-        guard scan.totalEvents > 0 else { throw EvaluationError("the dataset has no events") }
-        let evaluated = results.filter { $0.skipReason == nil }
-        let skipped = results.compactMap { r in r.skipReason.map { SkippedUser(user: r.user, reason: $0) } }
-        guard !evaluated.isEmpty else {
+        let impressions = results.reduce(0) { $0 + ($1.skipReason == nil ? $1.impressions.count : 0) }
+        var builder = ReportBuilder(options: options, policyNames: policyNames, referenceIndex: referenceIndex,
+                                    impressions: impressions)
+        for i in results.indices {
+            let r = results[i]
+            results[i] = UserReplayResult(user: r.user)
+            try builder.add(r)
+            if r.skipReason == nil, let candidate = TimelineCandidate(r) { builder.offer(candidate) }
+        }
+        return try builder.report(name: name, sources: sources, events: scan.totalEvents, first: scan.first, last: scan.last)
+    }
+}
+
+/// Builds a report from users' replay results given one at a time in increasing order of user
+/// id, keeping only what the report needs: the scored user-days laid out flat for the bootstrap
+/// (`ScoredDays`), running totals per local hour, each user's breakdown, the off-policy sample
+/// and the best timeline day so far. `evaluate` feeds it its results, `merge` the users of all
+/// partials as it streams them, so both give the same report, byte for byte.
+struct ReportBuilder {
+    private let options: ReplayOptions
+    private let policyNames: [String]
+    private let referenceIndex: Int?
+    private var table: ScoredDays
+    /// Per policy, the tally of each local hour of day over the users given so far.
+    private var hours: [[DecisionTally]]
+    private var byUser: [[UserBreakdown]]
+    private var offPolicy: OffPolicyIntegration
+    private var timeline: TimelineCandidate?
+    private var lastUser: String?
+    private var users = 0, evaluated = 0, events = 0, mergedRepeats = 0, decisionPoints = 0, screenOnUsers = 0
+    private var skipped: [SkippedUser] = []
+
+    /// A builder for `policyNames`; `impressions` is the number of logged impressions of all
+    /// evaluated users to come (the off-policy sample is drawn in one pass).
+    init(options: ReplayOptions, policyNames: [String], referenceIndex: Int?, impressions: Int) {
+        self.options = options
+        self.policyNames = policyNames
+        self.referenceIndex = referenceIndex
+        table = ScoredDays(policies: policyNames.count)
+        hours = Array(repeating: Array(repeating: DecisionTally(), count: 24), count: policyNames.count)
+        byUser = Array(repeating: [], count: policyNames.count)
+        offPolicy = OffPolicyIntegration(total: impressions, roundLimit: options.offPolicyRoundLimit, seed: options.seed,
+                                         policies: policyNames.count)
+    }
+
+    /// Adds the next user (a larger id than the last one).
+    ///
+    /// - Throws: `EvaluationError` when a count is out of range or the policies' tallies differ
+    ///   in number.
+    /// - Complexity: O(size of the result).
+    mutating func add(_ r: UserReplayResult) throws(EvaluationError) {
+        precondition(lastUser.map { $0 < r.user } ?? true, "users must come in increasing order")
+        lastUser = r.user
+        users += 1
+        events += r.events
+        mergedRepeats += r.mergedRepeats
+        guard r.skipReason == nil else {
+            skipped.append(SkippedUser(user: r.user, reason: r.skipReason ?? ""))
+            return
+        }
+        evaluated += 1
+        decisionPoints += r.decisionPoints
+        if r.rule == .screenOn { screenOnUsers += 1 }
+        try table.appendUser(universe: r.universe, days: r.perPolicy.map(\.days), name: r.user)
+        for p in policyNames.indices {
+            for h in 0..<24 { hours[p][h] += r.perPolicy[p].byHour[h] }
+            byUser[p].append(UserBreakdown(user: r.user, metrics: MetricValues(days: r.perPolicy[p].days, universe: r.universe)))
+        }
+        offPolicy.add(stacks: r.stacks, impressions: r.impressions, actions: r.perPolicy.map(\.impressionActions))
+    }
+
+    /// Offers a day for the timeline chart: kept when it has more decisions with a target than
+    /// the day kept so far, or as many and an earlier user.
+    mutating func offer(_ candidate: TimelineCandidate) {
+        if let t = timeline, !candidate.isPreferred(over: t) { return }
+        timeline = candidate
+    }
+
+    /// The report of every user given. `events`, `first` and `last` cover all events read.
+    ///
+    /// - Throws: `EvaluationError` when there is nothing to evaluate.
+    /// - Complexity: the bootstrap's O(resamples × policies × user-days) / threads, plus the
+    ///   off-policy estimators'.
+    consuming func report(name: String, sources: [String], events totalEvents: Int, first: EventTime?, last: EventTime?)
+        throws(EvaluationError) -> EvaluationReport {
+        guard totalEvents > 0 else { throw EvaluationError("the dataset has no events") }
+        guard evaluated > 0 else {
             throw EvaluationError("the dataset has no stacks: no user has a stack_config event, so there is no rotation to evaluate")
         }
-        let decisionPoints = evaluated.reduce(0) { $0 + $1.decisionPoints }
         guard decisionPoints > 0 else {
             throw EvaluationError("the dataset has no decision points: no screen_on and no engagement of a stacked widget (a launch of a widget's app or a widget tap) after a stack_config")
         }
-        let scored = ScoredResults(evaluated, policies: policyNames.count)
-        guard !scored.table.dayUser.isEmpty else {
+        guard table.unitCount > 0 else {
             throw EvaluationError("no decision point falls after the warm-up (\(options.warmupDays) days from each user's first event); lower --warmup-days")
         }
-        let boot = Bootstrap.run(scored.table, resamples: options.bootstrapResamples, seed: options.seed,
-                                 threads: max(1, options.threads), reference: referenceIndex)
-        let timeline = TimelineDay(evaluated)
+        guard offPolicy.impressionsGiven == offPolicy.total else {
+            throw EvaluationError("the partials announce \(offPolicy.total) logged impressions but hold \(offPolicy.impressionsGiven)")
+        }
+        table.finish()
+        let threads = max(1, options.threads)
+        let boot = Bootstrap.run(table, resamples: options.bootstrapResamples, seed: options.seed,
+                                 threads: threads, reference: referenceIndex)
+        let day = timeline.map(TimelineDay.init)
+        let reference = referenceIndex.map { table.values(policy: $0) }
         let reports = policyNames.indices.map { p in
-            let metrics = scored.table.values(policy: p)
+            let metrics = table.values(policy: p)
             var paired: PairedComparison?
-            if let ref = referenceIndex, ref != p {
-                paired = PairedComparison(reference: policyNames[ref], difference: metrics - scored.table.values(policy: ref),
+            if let ref = referenceIndex, let reference, ref != p {
+                paired = PairedComparison(reference: policyNames[ref], difference: metrics - reference,
                                           ci: boot.pairedIntervals[p] ?? MetricIntervals())
-            }
-            let impressions = evaluated.map {
-                UserImpressions(stacks: $0.stacks, impressions: $0.impressions, actions: $0.perPolicy[p].impressionActions)
             }
             return PolicyReport(
                 name: policyNames[p], metrics: metrics, ci: boot.intervals[p],
-                byHour: scored.hours[p].enumerated().map { HourBreakdown(hour: $0.offset, tally: $0.element) },
-                byUser: evaluated.indices.map {
-                    UserBreakdown(user: evaluated[$0].user, metrics: scored.table.values(policy: p, indices: scored.userDays[$0]))
-                },
-                ope: OffPolicyIntegration.report(impressions: impressions, roundLimit: options.offPolicyRoundLimit,
-                                                 resamples: options.bootstrapResamples, seed: options.seed),
-                paired: paired, timeline: timeline?.intervals(policy: p) ?? [])
+                byHour: hours[p].enumerated().map { HourBreakdown(hour: $0.offset, tally: $0.element) },
+                byUser: byUser[p],
+                ope: offPolicy.report(policy: p, resamples: options.bootstrapResamples, seed: options.seed, threads: threads),
+                paired: paired, timeline: day?.intervals(policy: p) ?? [])
         }
         let dataset = DatasetSummary(
-            name: name, sources: sources,
-            events: results.reduce(0) { $0 + $1.events }, mergedRepeats: results.reduce(0) { $0 + $1.mergedRepeats },
-            users: results.count,
-            usersEvaluated: evaluated.count, usersSkipped: skipped, decisionPoints: decisionPoints,
-            usersWithScreenOn: evaluated.filter { $0.rule == .screenOn }.count, userDays: scored.table.dayUser.count,
-            first: scan.first?.rfc3339, last: scan.last?.rfc3339)
+            name: name, sources: sources, events: events, mergedRepeats: mergedRepeats, users: users,
+            usersEvaluated: evaluated, usersSkipped: skipped, decisionPoints: decisionPoints,
+            usersWithScreenOn: screenOnUsers, userDays: table.unitCount, first: first?.rfc3339, last: last?.rfc3339)
         let referenceName = referenceIndex.map { policyNames[$0] }
         return EvaluationReport(dataset: dataset, options: OptionsSummary(options, reference: referenceName),
-                                policies: reports, timeline: timeline?.sample)
+                                policies: reports, timeline: day?.sample)
     }
 }
 
-/// The evaluated users' tallies laid out for the metrics: every scored user-day of every policy
-/// (users in sorted order), and each policy's hours summed over users.
-private struct ScoredResults {
-    var table: ScoredDays
-    /// The units (indices into `table`) of each user's days.
-    var userDays: [[Int]] = []
-    /// Per policy, the tally of each local hour of day over all users.
-    var hours: [[DecisionTally]]
+/// A user's busiest scored day (the most decisions with a target, the earliest on ties) with
+/// what the timeline chart draws of it: the report shows the best of all users'.
+struct TimelineCandidate: Sendable, Hashable {
+    var user: String
+    /// Decisions with a target that day.
+    var targets: Int
+    /// The local day number and the UTC offset of its first decision point.
+    var dayNumber: Int
+    var offset: Int32
+    /// The user's last event (the chart stops there).
+    var lastEventNanoseconds: Int64
+    /// Stack ids by slot.
+    var stacks: [String]
+    /// Engagements of stacked widgets that day.
+    var engagements: [EngagementRecord]
+    /// Per policy, its top changes relevant to that day.
+    var topChanges: [[TopChange]]
 
-    init(_ evaluated: [UserReplayResult], policies: Int) {
-        table = ScoredDays(policies: policies)
-        hours = Array(repeating: Array(repeating: DecisionTally(), count: 24), count: policies)
-        var keyOffset = 0
-        for (u, r) in evaluated.enumerated() {
-            table.users.append(r.user)
-            table.userKeyOffsets.append(keyOffset)
-            table.userUniverses.append(r.universe)
-            keyOffset += r.universe
-            userDays.append(Array(table.dayUser.count..<table.dayUser.count + r.dayNumbers.count))
-            table.dayUser.append(contentsOf: repeatElement(u, count: r.dayNumbers.count))
-            for p in 0..<policies {
-                table.summaries[p].append(contentsOf: r.perPolicy[p].days)
-                for h in 0..<24 { hours[p][h] += r.perPolicy[p].byHour[h] }
-            }
-        }
+    /// The busiest day of `r`, `nil` when it has no scored day.
+    init?(_ r: UserReplayResult) {
+        guard let d = r.bestDay else { return nil }
+        self.init(user: r.user, targets: r.dayTargets[d], dayNumber: r.dayNumbers[d], offset: r.dayOffsets[d],
+                  lastEventNanoseconds: r.lastEventNanoseconds, stacks: r.stacks, engagements: r.engagements,
+                  topChanges: r.perPolicy.map(\.topChanges))
+    }
+
+    /// Whether the chart shows this day rather than `other`: more decisions with a target, or
+    /// as many and an earlier user (the first such user in user order).
+    func isPreferred(over other: TimelineCandidate) -> Bool {
+        targets != other.targets ? targets > other.targets : user < other.user
+    }
+
+    init(user: String, targets: Int, dayNumber: Int, offset: Int32, lastEventNanoseconds: Int64, stacks: [String],
+         engagements: [EngagementRecord], topChanges: [[TopChange]]) {
+        self.user = user; self.targets = targets; self.dayNumber = dayNumber; self.offset = offset
+        self.lastEventNanoseconds = lastEventNanoseconds; self.stacks = stacks; self.engagements = engagements
+        self.topChanges = topChanges
     }
 }
 
-/// The user-day of the rotation timeline chart: the scored user-day with the most decisions
-/// with a target (ties: the earlier user, then the earlier day), with what was engaged that day.
+/// The user-day of the rotation timeline chart with what was engaged that day.
 private struct TimelineDay {
-    let user: UserReplayResult
+    let day: TimelineCandidate
     let sample: TimelineSample
     /// The day's start and end (UTC ns) and its UTC offset.
     let start: Int64, end: Int64, offset: Int32
 
-    /// The timeline day of `evaluated`, `nil` when no user has a scored day.
-    init?(_ evaluated: [UserReplayResult]) {
-        var chosen: (user: Int, day: Int)?
-        for (u, r) in evaluated.enumerated() {
-            guard let d = r.bestDay else { continue }
-            if let c = chosen, evaluated[c.user].dayTargets[c.day] >= r.dayTargets[d] { continue }
-            chosen = (u, d)
-        }
-        guard let (u, d) = chosen else { return nil }
-        let r = evaluated[u]
-        let offset = r.dayOffsets[d]
-        let (start, end) = UserReplay.dayBounds(day: r.dayNumbers[d], offset: offset)
+    init(_ day: TimelineCandidate) {
+        let offset = day.offset
+        let (start, end) = UserReplay.dayBounds(day: day.dayNumber, offset: offset)
         let startTime = EventTime(nanosecondsSinceEpoch: start, utcOffsetSeconds: offset)
-        (user, self.start, self.end, self.offset) = (r, start, end, offset)
+        (self.day, self.start, self.end, self.offset) = (day, start, end, offset)
         sample = TimelineSample(
-            user: r.user, date: String(startTime.rfc3339.prefix(10)), start: startTime.rfc3339,
-            end: EventTime(nanosecondsSinceEpoch: end, utcOffsetSeconds: offset).rfc3339, stacks: r.stacks,
-            engagements: r.engagements.map {
+            user: day.user, date: String(startTime.rfc3339.prefix(10)), start: startTime.rfc3339,
+            end: EventTime(nanosecondsSinceEpoch: end, utcOffsetSeconds: offset).rfc3339, stacks: day.stacks,
+            engagements: day.engagements.map {
                 TimelineEngagement(time: $0.time.rfc3339, minute: Double($0.time.nanosecondsSinceEpoch - start) / 60e9,
-                                   stack: r.stacks[$0.stack], widget: $0.widget)
+                                   stack: day.stacks[$0.stack], widget: $0.widget)
             })
     }
 
     /// Policy `p`'s tops of each stack over the day: its top changes clipped to the day (and to
     /// the user's last event), per stack.
     func intervals(policy p: Int) -> [TimelineInterval] {
-        let changes = user.perPolicy[p].topChanges
-        let stop = min(end, max(start, user.lastEventNanoseconds))
+        let changes = day.topChanges[p]
+        let stop = min(end, max(start, day.lastEventNanoseconds))
         var out: [TimelineInterval] = []
-        for slot in user.stacks.indices {
+        for slot in day.stacks.indices {
             let mine = changes.filter { $0.stack == slot }
             for (k, c) in mine.enumerated() {
                 let s = max(start, c.nanoseconds)
                 let e = min(stop, k + 1 < mine.count ? mine[k + 1].nanoseconds : stop)
                 guard e > s else { continue }
                 out.append(TimelineInterval(
-                    stack: user.stacks[slot], widget: c.widget,
+                    stack: day.stacks[slot], widget: c.widget,
                     start: EventTime(nanosecondsSinceEpoch: s, utcOffsetSeconds: offset).rfc3339,
                     end: EventTime(nanosecondsSinceEpoch: e, utcOffsetSeconds: offset).rfc3339,
                     startMinute: Double(s - start) / 60e9, endMinute: Double(e - start) / 60e9))

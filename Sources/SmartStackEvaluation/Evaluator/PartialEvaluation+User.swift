@@ -1,6 +1,7 @@
 import SmartStack
 
-/// One user's line of a partial file: everything `Evaluator.assemble` reads of a replay result.
+/// One user's line of a partial file (everything `ReportBuilder.add` reads of a replay result)
+/// and the timeline line.
 extension PartialEvaluation {
     static func write(_ u: UserReplayResult, _ w: inout PartialWriter) {
         w.raw("{")
@@ -12,14 +13,6 @@ extension PartialEvaluation {
         w.key("decision_points"); w.int(u.decisionPoints)
         w.key("universe"); w.int(u.universe)
         w.key("stacks"); w.array(u.stacks) { $0.string($1) }
-        w.key("last_event_ns"); w.int(u.lastEventNanoseconds)
-        w.key("day_numbers"); w.array(u.dayNumbers) { $0.int($1) }
-        w.key("day_targets"); w.array(u.dayTargets) { $0.int($1) }
-        w.key("day_offsets"); w.array(u.dayOffsets) { $0.int($1) }
-        w.key("engagements"); w.array(u.engagements) { w, e in
-            w.raw("["); w.int(e.time.nanosecondsSinceEpoch); w.raw(","); w.int(e.time.utcOffsetSeconds)
-            w.raw(","); w.int(e.stack); w.raw(","); w.string(e.widget); w.raw("]")
-        }
         w.key("impressions"); w.array(u.impressions) { w, i in
             w.raw("["); w.double(i.propensity); w.raw(","); w.int(i.actionCount); w.raw(","); w.int(i.loggedAction)
             w.raw(","); w.int(i.stack); w.raw(","); w.int(i.hour); w.raw(","); w.int(i.isEngaged ? 1 : 0); w.raw("]")
@@ -31,9 +24,6 @@ extension PartialEvaluation {
             }
             w.key("hours"); w.array(p.byHour) { w, h in
                 w.raw("["); writeTally(h, &w); w.raw("]")
-            }
-            w.key("top_changes"); w.array(p.topChanges) { w, c in
-                w.raw("["); w.int(c.nanoseconds); w.raw(","); w.int(c.stack); w.raw(","); w.string(c.widget); w.raw("]")
             }
             w.key("impression_actions"); w.array(p.impressionActions) { $0.int($1) }
             w.raw("}")
@@ -62,7 +52,11 @@ extension PartialEvaluation {
         t.rotations = try s.int(); try s.expect(",")
         t.flickers = try s.int(); try s.expect(",")
         t.unnecessaryRotations = try s.int(); try s.expect(",")
-        try s.array { (s: inout PartialScanner) throws(EvaluationError) in t.dwellMinutes.append(try s.double()) }
+        try s.array { (s: inout PartialScanner) throws(EvaluationError) in
+            let minutes = try s.double()
+            guard minutes >= 0 else { throw s.failure("negative dwell") }
+            t.dwellMinutes.append(minutes)
+        }
         return t
     }
 
@@ -82,25 +76,7 @@ extension PartialEvaluation {
         try s.key("decision_points"); u.decisionPoints = try s.int()
         try s.key("universe"); u.universe = try s.int()
         try s.key("stacks"); u.stacks = try s.strings()
-        try s.key("last_event_ns"); u.lastEventNanoseconds = Int64(try s.int())
-        try s.key("day_numbers"); u.dayNumbers = try s.ints()
-        try s.key("day_targets"); u.dayTargets = try s.ints()
-        try s.key("day_offsets"); u.dayOffsets = try s.ints().map { Int32(truncatingIfNeeded: $0) }
-        guard u.dayTargets.count == u.dayNumbers.count, u.dayOffsets.count == u.dayNumbers.count else {
-            throw s.failure("day_numbers, day_targets and day_offsets differ in length")
-        }
         let stackCount = u.stacks.count
-        try s.key("engagements")
-        try s.array { (s: inout PartialScanner) throws(EvaluationError) in
-            try s.expect("[")
-            let ns = try s.int(); try s.expect(",")
-            let offset = try s.int(); try s.expect(",")
-            let stack = try s.int(); try s.expect(",")
-            let widget = try s.string(); try s.expect("]")
-            guard stack >= 0, stack < stackCount else { throw s.failure("engagement of an unknown stack slot \(stack)") }
-            u.engagements.append(EngagementRecord(time: EventTime(nanosecondsSinceEpoch: Int64(ns), utcOffsetSeconds: Int32(truncatingIfNeeded: offset)),
-                                                  stack: stack, widget: widget))
-        }
         try s.key("impressions")
         try s.array { (s: inout PartialScanner) throws(EvaluationError) in
             try s.expect("[")
@@ -141,21 +117,14 @@ extension PartialEvaluation {
                 p.byHour.append(try readTally(&s))
                 try s.expect("]")
             }
-            try s.key("top_changes")
-            try s.array { (s: inout PartialScanner) throws(EvaluationError) in
-                try s.expect("[")
-                let ns = try s.int(); try s.expect(",")
-                let stack = try s.int(); try s.expect(",")
-                let widget = try s.string(); try s.expect("]")
-                p.topChanges.append(TopChange(nanoseconds: Int64(ns), stack: stack, widget: widget))
-            }
             try s.key("impression_actions")
             try s.array { (s: inout PartialScanner) throws(EvaluationError) in
                 guard let a = Int16(exactly: try s.int()) else { throw s.failure("impression action out of range") }
                 p.impressionActions.append(a)
             }
             try s.expect("}")
-            guard p.days.count == u.dayNumbers.count, p.byHour.count == 24, p.impressionActions.count == u.impressions.count else {
+            guard p.days.count == (u.perPolicy.first?.days.count ?? p.days.count), p.byHour.count == 24,
+                  p.impressionActions.count == u.impressions.count else {
                 throw s.failure("a policy's days, hours or impression actions do not match the user's")
             }
             u.perPolicy.append(p)
@@ -166,5 +135,82 @@ extension PartialEvaluation {
             throw s.failure("\(u.perPolicy.count) policies' tallies where the header names \(policies)")
         }
         return u
+    }
+
+    /// The timeline line: `{"timeline":null}` or the shard's busiest day.
+    static func write(_ t: TimelineCandidate?, _ w: inout PartialWriter) {
+        w.raw("{")
+        w.key("timeline", first: true)
+        guard let t else { w.raw("null}"); return }
+        w.raw("{")
+        w.key("user", first: true); w.string(t.user)
+        w.key("targets"); w.int(t.targets)
+        w.key("day"); w.int(t.dayNumber)
+        w.key("offset"); w.int(t.offset)
+        w.key("last_event_ns"); w.int(t.lastEventNanoseconds)
+        w.key("stacks"); w.array(t.stacks) { $0.string($1) }
+        w.key("engagements"); w.array(t.engagements) { w, e in
+            w.raw("["); w.int(e.time.nanosecondsSinceEpoch); w.raw(","); w.int(e.time.utcOffsetSeconds)
+            w.raw(","); w.int(e.stack); w.raw(","); w.string(e.widget); w.raw("]")
+        }
+        w.key("top_changes"); w.array(t.topChanges) { w, changes in
+            w.array(changes) { w, c in
+                w.raw("["); w.int(c.nanoseconds); w.raw(","); w.int(c.stack); w.raw(","); w.string(c.widget); w.raw("]")
+            }
+        }
+        w.raw("}}")
+    }
+
+    static func readTimeline(_ s: inout PartialScanner, policies: Int) throws(EvaluationError) -> TimelineCandidate? {
+        try s.expect("{")
+        try s.key("timeline", first: true)
+        if try s.takeNull() {
+            try s.expect("}")
+            try s.end()
+            return nil
+        }
+        try s.expect("{")
+        try s.key("user", first: true); let user = try s.string()
+        try s.key("targets"); let targets = try s.int()
+        try s.key("day"); let day = try s.int()
+        try s.key("offset")
+        guard let offset = Int32(exactly: try s.int()) else { throw s.failure("UTC offset out of range") }
+        try s.key("last_event_ns"); let last = Int64(try s.int())
+        try s.key("stacks"); let stacks = try s.strings()
+        var engagements: [EngagementRecord] = []
+        try s.key("engagements")
+        try s.array { (s: inout PartialScanner) throws(EvaluationError) in
+            try s.expect("[")
+            let ns = try s.int(); try s.expect(",")
+            let offset = try s.int(); try s.expect(",")
+            let stack = try s.int(); try s.expect(",")
+            let widget = try s.string(); try s.expect("]")
+            guard stack >= 0, stack < stacks.count else { throw s.failure("engagement of an unknown stack slot \(stack)") }
+            guard let o = Int32(exactly: offset) else { throw s.failure("UTC offset out of range") }
+            engagements.append(EngagementRecord(time: EventTime(nanosecondsSinceEpoch: Int64(ns), utcOffsetSeconds: o),
+                                                stack: stack, widget: widget))
+        }
+        var topChanges: [[TopChange]] = []
+        try s.key("top_changes")
+        try s.array { (s: inout PartialScanner) throws(EvaluationError) in
+            var changes: [TopChange] = []
+            try s.array { (s: inout PartialScanner) throws(EvaluationError) in
+                try s.expect("[")
+                let ns = try s.int(); try s.expect(",")
+                let stack = try s.int(); try s.expect(",")
+                let widget = try s.string(); try s.expect("]")
+                guard stack >= 0, stack < stacks.count else { throw s.failure("top change of an unknown stack slot \(stack)") }
+                changes.append(TopChange(nanoseconds: Int64(ns), stack: stack, widget: widget))
+            }
+            topChanges.append(changes)
+        }
+        try s.expect("}")
+        try s.expect("}")
+        try s.end()
+        guard topChanges.count == policies else {
+            throw s.failure("\(topChanges.count) policies' top changes where the header names \(policies)")
+        }
+        return TimelineCandidate(user: user, targets: targets, dayNumber: day, offset: offset, lastEventNanoseconds: last,
+                                 stacks: stacks, engagements: engagements, topChanges: topChanges)
     }
 }

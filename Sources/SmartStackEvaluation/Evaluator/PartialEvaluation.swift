@@ -4,19 +4,20 @@ import SmartStackDatasets
 
 /// What one shard's evaluation contributes to a report: every user's sufficient statistics
 /// (per user-day tallies of every policy, per-hour tallies, logged impressions and each
-/// policy's action at them, the timeline day) plus the options, policies and dataset identity.
-/// Partials of disjoint users merge into the report one `evaluate` over all of them would give,
-/// byte for byte (`Evaluator.merge`). File format: `Datasets/PARTIAL-FORMAT.md`.
+/// policy's action at them), the shard's busiest day for the timeline, and the options,
+/// policies (with the files they read) and dataset identity. Partials of disjoint users merge
+/// into the report one `evaluate` over all of them would give, byte for byte (`Evaluator.merge`),
+/// streaming. File format: `Datasets/PARTIAL-FORMAT.md`.
 ///
 /// ```swift
 /// let partial = try Evaluator(options: options).partial(.files(["shard-0.jsonl"]), policies: factories)
 /// try partial.write(to: "shard-0.partial")
-/// let report = try Evaluator.merge([try PartialEvaluation(contentsOf: "shard-0.partial")])
+/// let report = try Evaluator.merge(files: ["shard-0.partial", "shard-1.partial"])
 /// ```
 public struct PartialEvaluation: Sendable {
     /// The format's name and version, first in every file.
     public static let format = "smartstack-partial"
-    public static let version = 1
+    public static let version = 2
 
     /// The options that shape figures (threads and spill budget do not).
     struct Options: Sendable, Hashable {
@@ -60,21 +61,61 @@ public struct PartialEvaluation: Sendable {
         }
     }
 
-    /// The dataset's short name and sources, as this shard's own report would print them.
-    public internal(set) var name: String
-    public internal(set) var sources: [String]
-    var options: Options
-    /// Policy names (with parameters), in evaluation order.
-    public internal(set) var policies: [String]
-    /// Events read and their time range (all events, users skipped or not).
-    var events: Int
-    var first: EventTime?
-    var last: EventTime?
+    /// The header line: what identifies a partial and what `merge` must know before it streams
+    /// the users.
+    struct Header: Sendable, Hashable {
+        /// The dataset's short name and sources, as this shard's own report would print them.
+        var name: String
+        var sources: [String]
+        var options: Options
+        /// Policy names (with parameters), in evaluation order, and the file each reads.
+        var policies: [String]
+        var policyFiles: [PolicyInputFile?]
+        /// Events read and their time range (all events, users skipped or not).
+        var events: Int
+        var first: EventTime?
+        var last: EventTime?
+        /// Users in the file, and the logged impressions of those evaluated.
+        var users: Int
+        var impressions: Int
+    }
+
+    var header: Header
     /// Every user's replay result, sorted by user id.
     var users: [UserReplayResult]
+    /// The shard's busiest scored day, `nil` when it has none.
+    var timeline: TimelineCandidate?
 
+    /// The dataset's short name, as this shard's own report would print it.
+    public var name: String { header.name }
+    /// The dataset's sources.
+    public var sources: [String] { header.sources }
+    /// Policy names (with parameters), in evaluation order.
+    public var policies: [String] { header.policies }
     /// Users in this partial.
     public var userCount: Int { users.count }
+
+    /// The partial of replay results sorted by user id (the header's user and impression counts
+    /// and the timeline day come from them).
+    init(name: String, sources: [String], options: Options, policies: [PolicyFactory], events: Int,
+         first: EventTime?, last: EventTime?, users: [UserReplayResult]) {
+        var timeline: TimelineCandidate?
+        for u in users where u.skipReason == nil {
+            if let c = TimelineCandidate(u), timeline.map({ c.isPreferred(over: $0) }) ?? true { timeline = c }
+        }
+        header = Header(name: name, sources: sources, options: options, policies: policies.map(\.name),
+                        policyFiles: policies.map(\.inputFile), events: events, first: first, last: last,
+                        users: users.count,
+                        impressions: users.reduce(0) { $0 + ($1.skipReason == nil ? $1.impressions.count : 0) })
+        self.users = users
+        self.timeline = timeline
+    }
+
+    init(header: Header, users: [UserReplayResult], timeline: TimelineCandidate?) {
+        self.header = header
+        self.users = users
+        self.timeline = timeline
+    }
 }
 
 extension Evaluator {
@@ -96,51 +137,80 @@ extension Evaluator {
         defer { reporter?.stop() }
         let replayed = try replayUsers(source, policies: policies, counters: counters)
         return PartialEvaluation(name: source.name, sources: source.descriptions,
-                                 options: .init(options, reference: reference), policies: policies.map(\.name),
+                                 options: .init(options, reference: reference), policies: policies,
                                  events: replayed.scan.totalEvents, first: replayed.scan.first, last: replayed.scan.last,
                                  users: replayed.results)
     }
 
-    /// The report of all the partials' users together: byte-identical to `evaluate` over the
-    /// union of their data. `name` and `sources` replace the dataset's name and sources (by
-    /// default the first partial's name and every partial's sources).
+    /// The report of all the partial files' users together: byte-identical to `evaluate` over
+    /// the union of their data. The files are read once, side by side, one user at a time (they
+    /// are sorted by user), so memory holds what the report needs — the scored user-days the
+    /// bootstrap resamples, laid out flat, and running totals — not the partials. `name` and
+    /// `sources` replace the dataset's name and sources (by default the first partial's name
+    /// and every partial's sources).
     ///
-    /// - Throws: `EvaluationError` when the partials were made with different options or
-    ///   policies, when a user is in two of them, or when the whole has nothing to evaluate.
-    /// - Complexity: O(users log users + the bootstrap's resamples × policies × user-days).
+    /// - Throws: `EvaluationError` naming the file when a partial cannot be read, is corrupt, or
+    ///   was made with other options, policies or policy input files; when a user is in two
+    ///   partials; or when the whole has nothing to evaluate.
+    /// - Complexity: O(users × log partials + the bootstrap's resamples × policies × user-days).
+    public static func merge(files: [String], name: String? = nil, sources: [String]? = nil,
+                             threads: Int = ReplayOptions.availableCores) throws -> EvaluationReport {
+        var readers: [PartialReader] = []
+        for path in files { readers.append(try PartialReader(path: path)) }
+        return try merge(readers, name: name, sources: sources, threads: threads)
+    }
+
+    /// The same for partials in memory (each is read back from its bytes, as from a file).
     public static func merge(_ partials: [PartialEvaluation], labels: [String]? = nil, name: String? = nil,
                              sources: [String]? = nil, threads: Int = ReplayOptions.availableCores) throws -> EvaluationReport {
-        guard let head = partials.first else { throw EvaluationError("no partial to merge") }
         let labels = labels ?? partials.indices.map { "partial \($0 + 1)" }
-        for (k, p) in partials.enumerated().dropFirst() {
-            if p.policies != head.policies {
-                throw EvaluationError("cannot merge \(labels[k]) with \(labels[0]): evaluated with different policies (\(p.policies.joined(separator: ",")) vs \(head.policies.joined(separator: ",")))")
-            }
-            if p.options != head.options {
-                throw EvaluationError("cannot merge \(labels[k]) with \(labels[0]): evaluated with different options (\(describe(p.options, against: head.options)))")
-            }
+        let readers = try partials.indices.map { try PartialReader(bytes: partials[$0].encoded(), name: labels[$0]) }
+        return try merge(readers, name: name, sources: sources, threads: threads)
+    }
+
+    static func merge(_ readers: [PartialReader], name: String?, sources: [String]?, threads: Int) throws -> EvaluationReport {
+        guard let head = readers.first?.header else { throw EvaluationError("no partial to merge") }
+        var events = 0, impressions = 0
+        var first: EventTime?, last: EventTime?
+        for (k, reader) in readers.enumerated() {
+            let h = reader.header
+            if k > 0 { try check(h, named: reader.file, against: head, named: readers[0].file) }
+            events += h.events
+            impressions += h.impressions
+            if let f = h.first, first.map({ f < $0 }) ?? true { first = f }
+            if let l = h.last, last.map({ l > $0 }) ?? true { last = l }
         }
-        var owner: [String: Int] = [:]
-        var results: [UserReplayResult] = []
-        results.reserveCapacity(partials.reduce(0) { $0 + $1.users.count })
-        var scan = UserEventReader.Scan()
-        for (k, p) in partials.enumerated() {
-            for u in p.users {
-                if let other = owner.updateValue(k, forKey: u.user) {
-                    throw EvaluationError("user '\(u.user)' is in both \(labels[other]) and \(labels[k]): it would be counted twice (shard the data by user, e.g. with 'smartstack shard')")
-                }
-            }
-            results += p.users
-            scan.totalEvents += p.events
-            if let f = p.first, scan.first.map({ f < $0 }) ?? true { scan.first = f }
-            if let l = p.last, scan.last.map({ l > $0 }) ?? true { scan.last = l }
-        }
-        results.sort { $0.user < $1.user }
         let options = try head.options.replayOptions(threads: max(1, threads))
         let reference = head.options.reference.flatMap { r in head.policies.firstIndex(of: r) }
-        return try Evaluator(options: options).assemble(
-            name: name ?? head.name, sources: sources ?? partials.flatMap(\.sources), scan: scan, results: results,
-            policyNames: head.policies, referenceIndex: reference)
+        var builder = ReportBuilder(options: options, policyNames: head.policies, referenceIndex: reference,
+                                    impressions: impressions)
+        var queue = PartialQueue(readers)
+        var previous: (user: String, reader: Int)?
+        while let (user, k) = try queue.next() {
+            if let previous, previous.user == user.user {
+                throw EvaluationError("user '\(user.user)' is in both \(readers[previous.reader].file) and \(readers[k].file): it would be counted twice (shard the data by user, e.g. with 'smartstack shard')")
+            }
+            previous = (user.user, k)
+            try builder.add(user)
+        }
+        for reader in readers { if let t = reader.timeline { builder.offer(t) } }
+        return try builder.report(name: name ?? head.name, sources: sources ?? readers.flatMap(\.header.sources),
+                                  events: events, first: first, last: last)
+    }
+
+    /// Refuses a partial `h` (file `a`) that cannot be merged with the first one (`b`).
+    private static func check(_ h: PartialEvaluation.Header, named a: String, against head: PartialEvaluation.Header,
+                              named b: String) throws(EvaluationError) {
+        if h.policies != head.policies {
+            throw EvaluationError("cannot merge \(a) with \(b): evaluated with different policies (\(h.policies.joined(separator: ",")) vs \(head.policies.joined(separator: ",")))")
+        }
+        if h.options != head.options {
+            throw EvaluationError("cannot merge \(a) with \(b): evaluated with different options (\(describe(h.options, against: head.options)))")
+        }
+        for (p, file) in h.policyFiles.enumerated() where file?.digest != head.policyFiles[p]?.digest {
+            func text(_ f: PolicyInputFile?) -> String { f.map { "'\($0.path)' (\($0.digest))" } ?? "none" }
+            throw EvaluationError("cannot merge \(a) with \(b): policy '\(h.policies[p])' read different files (\(text(file)) vs \(text(head.policyFiles[p]))): a ground truth must be the same file for every shard")
+        }
     }
 
     private static func describe(_ a: PartialEvaluation.Options, against b: PartialEvaluation.Options) -> String {
@@ -156,5 +226,59 @@ extension Evaluator {
         if a.offPolicyRoundLimit != b.offPolicyRoundLimit { d.append("off-policy round limit \(a.offPolicyRoundLimit) vs \(b.offPolicyRoundLimit)") }
         if a.reference != b.reference { d.append("reference \(a.reference ?? "none") vs \(b.reference ?? "none")") }
         return d.joined(separator: ", ")
+    }
+}
+
+/// The next user of several partials, in user order (ties: the earlier partial first), one
+/// user per partial in memory.
+private struct PartialQueue {
+    private let readers: [PartialReader]
+    /// A binary min-heap of (user, reader).
+    private var heap: [(user: UserReplayResult, reader: Int)] = []
+
+    init(_ readers: [PartialReader]) {
+        self.readers = readers
+    }
+
+    private var isPrimed = false
+
+    mutating func next() throws -> (UserReplayResult, Int)? {
+        if !isPrimed {
+            isPrimed = true
+            for k in readers.indices { if let u = try readers[k].next() { push((u, k)) } }
+        }
+        guard !heap.isEmpty else { return nil }
+        let top = heap[0]
+        let last = heap.removeLast()
+        if !heap.isEmpty {
+            heap[0] = last
+            siftDown(0)
+        }
+        if let u = try readers[top.reader].next() { push((u, top.reader)) }
+        return (top.user, top.reader)
+    }
+
+    private func less(_ a: Int, _ b: Int) -> Bool {
+        heap[a].user.user != heap[b].user.user ? heap[a].user.user < heap[b].user.user : heap[a].reader < heap[b].reader
+    }
+
+    private mutating func push(_ entry: (user: UserReplayResult, reader: Int)) {
+        heap.append(entry)
+        var i = heap.count - 1
+        while i > 0, less(i, (i - 1) / 2) {
+            heap.swapAt(i, (i - 1) / 2)
+            i = (i - 1) / 2
+        }
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var i = start
+        while true {
+            var m = i
+            for c in [2 * i + 1, 2 * i + 2] where c < heap.count && less(c, m) { m = c }
+            guard m != i else { return }
+            heap.swapAt(i, m)
+            i = m
+        }
     }
 }

@@ -48,9 +48,28 @@ struct PartialWriter {
 
     /// FNV-1a 64 of `bytes`: the trailer's checksum.
     static func checksum(_ bytes: ArraySlice<UInt8>) -> UInt64 {
-        var h: UInt64 = 0xCBF2_9CE4_8422_2325
-        for b in bytes { h = (h ^ UInt64(b)) &* 0x100_0000_01B3 }
+        var h = checksumBasis
+        for b in bytes { h = checksum(h, b) }
         return h
+    }
+
+    /// FNV-1a 64's offset basis: the checksum of no bytes.
+    static let checksumBasis: UInt64 = 0xCBF2_9CE4_8422_2325
+
+    /// Continues checksum `h` over one byte.
+    static func checksum(_ h: UInt64, _ byte: UInt8) -> UInt64 { (h ^ UInt64(byte)) &* 0x100_0000_01B3 }
+
+    /// Continues checksum `h` over `bytes`.
+    static func checksum(_ h: UInt64, _ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var h = h
+        for b in bytes { h = checksum(h, b) }
+        return h
+    }
+
+    /// A checksum as the trailer writes it: 16 lowercase hexadecimal digits.
+    static func hex(_ checksum: UInt64) -> String {
+        let digits = String(checksum, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 }
 

@@ -17,13 +17,14 @@ enum Bootstrap {
         var pairedIntervals: [MetricIntervals?]
     }
 
-    /// Runs `resamples` resamples of the units of `table`.
+    /// Runs `resamples` resamples of the units of `table` (finished).
     ///
-    /// - Complexity: O(resamples × policies × (units + dwells log dwells)) / threads.
+    /// - Complexity: O(resamples × policies × units) / threads, plus the medians' walks off
+    ///   their pivots (`DwellOrder`).
     static func run(_ table: ScoredDays, resamples: Int, seed: UInt64, threads: Int, reference: Int?, level: Double = confidenceLevel) -> Result {
-        let policies = table.summaries.count
+        let policies = table.policies.count
         let metrics = Metric.estimated
-        let units = table.dayUser.count
+        let units = table.unitCount
         guard resamples > 0, units > 0 else {
             return Result(intervals: Array(repeating: MetricIntervals(), count: policies),
                           pairedIntervals: Array(repeating: nil, count: policies))
@@ -33,17 +34,13 @@ enum Bootstrap {
         let chunks = max(1, min(threads, resamples))
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             let lo = resamples * chunk / chunks, hi = resamples * (chunk + 1) / chunks
-            var acc = table.accumulator()
-            var indices = [Int](repeating: 0, count: units)
+            var scratch = ResampleScratch(table)
             var local = Array(repeating: Array(repeating: Array(repeating: Double.nan, count: hi - lo), count: metrics.count), count: policies)
             for r in lo..<hi {
                 var g = SeededGenerator(seed: SeededGenerator.mix(seed, UInt64(r)))
-                for i in 0..<units { indices[i] = g.index(below: units) }
+                scratch.draw(&g)
                 for p in 0..<policies {
-                    acc.reset()
-                    let days = table.summaries[p]
-                    for i in indices { acc.add(days[i], user: table.dayUser[i]) }
-                    let v = acc.values()
+                    let v = scratch.values(of: table, policy: p)
                     for (m, metric) in metrics.enumerated() { local[p][m][r - lo] = v[metric] ?? .nan }
                 }
             }

@@ -1,3 +1,5 @@
+import Dispatch
+import Synchronization
 import SmartStack
 
 /// Off-policy estimates of a policy's mean reward from logged rounds: point estimates matching
@@ -26,7 +28,7 @@ public enum OffPolicyEvaluation {
     /// - Complexity: O(n · actions + bootstrap.samples · n · estimators).
     public static func estimate(
         _ feedback: BanditFeedback, estimators: [OffPolicyEstimator] = OffPolicyEstimator.standard,
-        bootstrap: BootstrapOptions = BootstrapOptions(), seed: UInt64
+        bootstrap: BootstrapOptions = BootstrapOptions(), seed: UInt64, threads: Int = 1
     ) throws(OffPolicyError) -> OffPolicyResult {
         try check(estimators: estimators, bootstrap: bootstrap)
         if estimators.contains(where: \.needsRewardModel), feedback.estimatedRewards == nil {
@@ -34,7 +36,7 @@ public enum OffPolicyEvaluation {
                                  message: "the direct method and doubly robust estimators need reward-model predictions")
         }
         let terms = RoundTerms(feedback)
-        return terms.result(estimators: estimators, bootstrap: bootstrap, seed: seed)
+        return terms.result(estimators: estimators, bootstrap: bootstrap, seed: seed, threads: threads)
     }
 
     /// Estimates on rounds with any number of candidates each — the evaluator's entry point.
@@ -51,7 +53,7 @@ public enum OffPolicyEvaluation {
     public static func estimate(
         _ rounds: [LoggedRound], estimators: [OffPolicyEstimator] = OffPolicyEstimator.standard,
         rewardModelPriorStrength: Double = 5, crossFitFolds: Int = 1,
-        bootstrap: BootstrapOptions = BootstrapOptions(), seed: UInt64
+        bootstrap: BootstrapOptions = BootstrapOptions(), seed: UInt64, threads: Int = 1
     ) throws(OffPolicyError) -> OffPolicyResult {
         try check(estimators: estimators, bootstrap: bootstrap)
         guard crossFitFolds >= 1 else {
@@ -88,7 +90,7 @@ public enum OffPolicyEvaluation {
             cache[key] = q
             return q
         }
-        return terms.result(estimators: estimators, bootstrap: bootstrap, seed: seed)
+        return terms.result(estimators: estimators, bootstrap: bootstrap, seed: seed, threads: threads)
     }
 
     /// The point estimate alone (no bootstrap), e.g. to compare with obp.
@@ -252,7 +254,7 @@ struct RoundTerms {
             replayAccepted: targetAtLogged.reduce(0, +))
     }
 
-    func result(estimators: [OffPolicyEstimator], bootstrap: BootstrapOptions, seed: UInt64) -> OffPolicyResult {
+    func result(estimators: [OffPolicyEstimator], bootstrap: BootstrapOptions, seed: UInt64, threads: Int = 1) -> OffPolicyResult {
         let n = count
         let parts = estimators.map { terms(for: $0) }
         func ratio(_ numerator: Double, _ denominator: Double) -> Double? {
@@ -272,7 +274,7 @@ struct RoundTerms {
         }
         var intervals = [[Double]?](repeating: nil, count: estimators.count)
         if bootstrap.samples > 0, n > 0 {
-            let replicates = Self.bootstrapReplicates(parts, rounds: n, samples: bootstrap.samples, seed: seed)
+            let replicates = Self.bootstrapReplicates(parts, rounds: n, samples: bootstrap.samples, seed: seed, threads: threads)
             for e in estimators.indices where values[e] != nil && !replicates[e].isEmpty {
                 let sorted = replicates[e].sorted()
                 intervals[e] = [Self.percentile(sorted, bootstrap.alpha / 2),
@@ -288,40 +290,59 @@ struct RoundTerms {
 
     /// Each estimator's value on `samples` resamples of the rounds (the same resamples for every
     /// estimator); resamples where a ratio estimator is undefined are left out.
+    ///
+    /// Resample `s` takes draws `s × n ..< (s + 1) × n` of one generator seeded by `seed`, so
+    /// resamples split among threads give the same replicates for any `threads`. Each distinct
+    /// column of terms is summed once per draw (SNIPS's numerator is IPS's, switch-DR's terms are
+    /// DR's when no weight exceeds its threshold, and a mean needs no denominator: n ones sum to
+    /// n exactly).
+    ///
+    /// - Complexity: O(samples × n × distinct columns) / threads.
     static func bootstrapReplicates(_ parts: [(numerator: [Double], denominator: [Double]?)], rounds n: Int,
-                                    samples: Int, seed: UInt64) -> [[Double]] {
-        let e = parts.count
-        // Round-major layout so one draw reads one contiguous run of terms.
-        var numerators = [Double](repeating: 0, count: n * e)
-        var denominators = [Double](repeating: 1, count: n * e)
-        for (k, part) in parts.enumerated() {
-            for i in 0..<n {
-                numerators[i * e + k] = part.numerator[i]
-                if let den = part.denominator { denominators[i * e + k] = den[i] }
-            }
+                                    samples: Int, seed: UInt64, threads: Int = 1) -> [[Double]] {
+        var columns: [[Double]] = []
+        func column(_ terms: [Double]) -> Int {
+            if let k = columns.firstIndex(where: { $0.elementsEqual(terms) { $0.bitPattern == $1.bitPattern } }) { return k }
+            columns.append(terms)
+            return columns.count - 1
         }
-        var replicates = [[Double]](repeating: [], count: e)
-        for k in 0..<e { replicates[k].reserveCapacity(samples) }
-        var generator = SeededGenerator(seed: seed)
-        var sums = [Double](repeating: 0, count: 2 * e)
-        numerators.withUnsafeBufferPointer { num in
-            denominators.withUnsafeBufferPointer { den in
+        let numerator = parts.map { column($0.numerator) }
+        let denominator = parts.map { $0.denominator.map(column) }
+        let c = columns.count
+        // Round-major layout so one draw reads one contiguous run of terms.
+        var terms = [Double](repeating: 0, count: n * c)
+        for (k, column) in columns.enumerated() { for i in 0..<n { terms[i * c + k] = column[i] } }
+        columns = []
+        // Per resample, each estimator's value (`nil` where a ratio is undefined).
+        let e = parts.count
+        let table = terms
+        let store = Mutex<[[Double?]]>(Array(repeating: [], count: samples))
+        let chunks = max(1, min(threads, samples))
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            let lo = samples * chunk / chunks, hi = samples * (chunk + 1) / chunks
+            var generator = SeededGenerator(seed: seed).advanced(by: UInt64(lo) &* UInt64(n))
+            var sums = [Double](repeating: 0, count: c)
+            var local: [[Double?]] = []
+            local.reserveCapacity(hi - lo)
+            table.withUnsafeBufferPointer { terms in
                 sums.withUnsafeMutableBufferPointer { acc in
-                    for _ in 0..<samples {
-                        for k in 0..<(2 * e) { acc[k] = 0 }
+                    for _ in lo..<hi {
+                        for k in 0..<c { acc[k] = 0 }
                         for _ in 0..<n {
-                            let base = generator.index(below: n) * e
-                            for k in 0..<e {
-                                acc[k] += num[base + k]
-                                acc[e + k] += den[base + k]
-                            }
+                            let base = generator.index(below: n) * c
+                            for k in 0..<c { acc[k] += terms[base + k] }
                         }
-                        for k in 0..<e where acc[e + k] > 0 { replicates[k].append(acc[k] / acc[e + k]) }
+                        local.append((0..<e).map { k in
+                            let den = denominator[k].map { acc[$0] } ?? Double(n)
+                            return den > 0 ? acc[numerator[k]] / den : nil
+                        })
                     }
                 }
             }
+            store.withLock { all in for r in lo..<hi { all[r] = local[r - lo] } }
         }
-        return replicates
+        let values = store.withLock { $0 }
+        return (0..<e).map { k in values.compactMap { $0[k] } }
     }
 
     /// numpy's default (linear) percentile of sorted values, `q` in [0, 1].
@@ -331,5 +352,15 @@ struct RoundTerms {
         let upper = min(lower + 1, sorted.count - 1)
         let fraction = position - Double(lower)
         return sorted[lower] + (sorted[upper] - sorted[lower]) * fraction
+    }
+}
+
+extension SeededGenerator {
+    /// The generator `draws` calls of `next()` later, in O(1): SplitMix64's state advances by the
+    /// same constant at every call (a test holds this to the step in `next()`).
+    func advanced(by draws: UInt64) -> SeededGenerator {
+        var g = self
+        g.state &+= draws &* 0x9E37_79B9_7F4A_7C15
+        return g
     }
 }

@@ -1,7 +1,7 @@
 import SmartStack
 
 /// The single place where the evaluator calls the off-policy estimators on the logged
-/// impressions of a replay paired with one policy.
+/// impressions of a replay paired with each policy.
 ///
 /// Each `widget_impression` with a `propensity` becomes a `LoggedRound`: the candidates are the
 /// stack's widgets at that moment, the logged action the impression's widget with its
@@ -9,53 +9,91 @@ import SmartStack
 /// evaluated policy's distribution one-hot on the top it was showing for that stack (its last
 /// decision at or before the impression), and the reward model's context `stack|local hour`.
 /// Impressions where the policy showed nothing on that stack are left out. Beyond `roundLimit`
-/// impressions, a seeded uniform sample is used.
-enum OffPolicyIntegration {
-    /// Off-policy estimates for one policy, or `nil` when the data logged no impression with a
-    /// propensity that could be paired with the policy.
+/// impressions, a seeded uniform sample is used, the same for every policy.
+///
+/// Users are given one at a time in user order, so only the sample is kept (at most
+/// `roundLimit` impressions with every policy's action), whatever the number of users.
+struct OffPolicyIntegration {
+    /// Logged impressions of all users together, known before the first user is given: the
+    /// sample is drawn in one pass.
+    let total: Int
+    private let limit: Int
+    private var generator: SeededGenerator
+    private var needed: Int
+    private var remaining: Int
+    private var given = 0
+    /// The sampled impressions, their reward-model contexts and, per policy, its action at each.
+    private var sample: [LoggedImpression] = []
+    private var contexts: [String] = []
+    private var actions: [[Int16]]
+    /// One shared string per context.
+    private var contextNames: [String: String] = [:]
+
+    /// A sample of at most `roundLimit` of `total` impressions, seeded by `seed`.
+    init(total: Int, roundLimit: Int, seed: UInt64, policies: Int) {
+        self.total = total
+        limit = max(1, roundLimit)
+        // Selection sampling (Knuth's algorithm S): a uniform sample of `limit` impressions,
+        // depending only on the seed and the data's order.
+        generator = SeededGenerator(seed: SeededGenerator.mix(seed, 0x0FF_1C7))
+        needed = min(limit, total)
+        remaining = total
+        actions = Array(repeating: [], count: policies)
+    }
+
+    /// Impressions given so far.
+    var impressionsGiven: Int { given }
+
+    /// Offers one user's impressions; `actions[p]` is policy `p`'s action at each.
+    ///
+    /// - Complexity: O(impressions × policies).
+    mutating func add(stacks: [String], impressions: [LoggedImpression], actions userActions: [[Int16]]) {
+        for (k, imp) in impressions.enumerated() {
+            given += 1
+            if total > limit {
+                guard remaining > 0 else { continue }
+                let take = generator.index(below: remaining) < needed
+                remaining -= 1
+                guard take else { continue }
+                needed -= 1
+            }
+            sample.append(imp)
+            let raw = "\(stacks[Int(imp.stack)])|\(imp.hour)"
+            let context = contextNames[raw] ?? raw
+            contextNames[raw] = context
+            contexts.append(context)
+            for p in actions.indices { actions[p].append(userActions[p][k]) }
+        }
+    }
+
+    /// Off-policy estimates for policy `p`, or `nil` when no impression with a propensity could
+    /// be paired with it.
     ///
     /// - Parameters:
-    ///   - roundLimit: the most impressions given to the estimators (a sample beyond it).
     ///   - resamples: bootstrap resamples of the estimators' intervals.
-    ///   - seed: the seed of the sample and of the bootstrap.
-    /// - Complexity: O(impressions × (candidates + resamples × estimators)).
-    static func report(impressions users: [UserImpressions], roundLimit: Int, resamples: Int, seed: UInt64) -> OffPolicyReport? {
-        let total = users.reduce(0) { $0 + $1.impressions.count }
+    ///   - seed: the bootstrap's seed.
+    ///   - threads: threads of the bootstrap (results do not depend on it).
+    /// - Complexity: O(sample × (candidates + resamples × estimators)) / threads.
+    func report(policy p: Int, resamples: Int, seed: UInt64, threads: Int) -> OffPolicyReport? {
         guard total > 0 else { return nil }
-        // Selection sampling (Knuth's algorithm S): a uniform sample of `limit` impressions,
-        // the same for every policy since it depends only on the seed and the data's order.
-        let limit = max(1, roundLimit)
-        var generator = SeededGenerator(seed: SeededGenerator.mix(seed, 0x0FF_1C7))
-        var needed = min(limit, total), remaining = total
         var rounds: [LoggedRound] = []
-        rounds.reserveCapacity(needed)
+        rounds.reserveCapacity(sample.count)
         var engaged = 0.0
-        var contexts: [String: String] = [:]
-        for user in users {
-            for (imp, action) in zip(user.impressions, user.actions) {
-                if total > limit {
-                    let take = generator.index(below: remaining) < needed
-                    remaining -= 1
-                    guard take else { continue }
-                    needed -= 1
-                }
-                guard action >= 0, action < imp.actionCount else { continue }
-                var target = [Double](repeating: 0, count: Int(imp.actionCount))
-                target[Int(action)] = 1
-                let raw = "\(user.stacks[Int(imp.stack)])|\(imp.hour)"
-                let context = contexts[raw] ?? raw   // one shared string per context
-                contexts[raw] = context
-                if imp.isEngaged { engaged += 1 }
-                rounds.append(LoggedRound(candidateCount: Int(imp.actionCount), loggedAction: Int(imp.loggedAction),
-                                          propensity: imp.propensity, reward: imp.isEngaged ? 1 : 0,
-                                          targetDistribution: target, contextKey: context))
-            }
+        for (i, imp) in sample.enumerated() {
+            let action = actions[p][i]
+            guard action >= 0, action < imp.actionCount else { continue }
+            var target = [Double](repeating: 0, count: Int(imp.actionCount))
+            target[Int(action)] = 1
+            if imp.isEngaged { engaged += 1 }
+            rounds.append(LoggedRound(candidateCount: Int(imp.actionCount), loggedAction: Int(imp.loggedAction),
+                                      propensity: imp.propensity, reward: imp.isEngaged ? 1 : 0,
+                                      targetDistribution: target, contextKey: contexts[i]))
         }
         guard !rounds.isEmpty else { return nil }
         let rate = engaged / Double(rounds.count)
         do {
             let result = try OffPolicyEvaluation.estimate(
-                rounds, bootstrap: BootstrapOptions(samples: resamples), seed: seed)
+                rounds, bootstrap: BootstrapOptions(samples: resamples), seed: seed, threads: threads)
             let note = total > limit ? "a seeded uniform sample of \(limit) of the \(total) logged impressions" : nil
             return OffPolicyReport(impressions: rounds.count, loggedRate: rate, estimates: result, note: note)
         } catch {
@@ -63,12 +101,4 @@ enum OffPolicyIntegration {
                                    note: "off-policy estimation failed: \(error)")
         }
     }
-}
-
-/// One user's logged impressions and one policy's actions at them, with the names their stack
-/// slots stand for.
-struct UserImpressions: Sendable {
-    var stacks: [String]
-    var impressions: [LoggedImpression]
-    var actions: [Int16]
 }

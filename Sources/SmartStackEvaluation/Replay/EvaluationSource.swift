@@ -180,26 +180,12 @@ struct UserEventReader {
         if scan.last.map({ e.time > $0 }) ?? true { scan.last = e.time }
     }
 
-    /// Calls `body` for every event of every file (plain or gzip JSONL), turning reader errors
-    /// into evaluation errors and counting the bytes read for the progress bar.
+    /// Calls `body` for every event of every file (plain or gzip JSONL), in order, parsing on
+    /// `options.threads` threads (`ParallelEventReader`) and counting the bytes read for the
+    /// progress bar; reader errors become evaluation errors.
     private func forEachEvent(_ paths: [String], _ body: (Event) throws -> Void) throws {
-        for path in paths {
-            var reader: JSONLReader
-            do {
-                let file = try JSONLFileSource(path: path)
-                reader = JSONLReader(source: GzipByteSource(CountingByteSource(file, counters: counters)), name: file.name)
-            } catch {
-                throw EvaluationError("cannot read dataset: \(error)")
-            }
-            while true {
-                let event: Event?
-                do { event = try reader.next() } catch {
-                    throw EvaluationError("invalid dataset: \(error)")
-                }
-                guard let event else { break }
-                try body(event)
-            }
-        }
+        let reader = ParallelEventReader(parsers: max(1, options.threads), counters: counters)
+        for path in paths { try reader.forEachEvent(path, body) }
     }
 
     private static func fileSize(_ path: String) -> Int {

@@ -61,12 +61,17 @@ extension ReplayPolicy {
 public struct PolicyFactory: Sendable {
     /// The policy's name as printed in reports.
     public var name: String
+    /// The file the policy reads besides the events, if any (the oracle's ground truth): part
+    /// of a partial result's identity, so partials made with different files are not merged.
+    public var inputFile: PolicyInputFile?
     /// Builds the policy for a user with the per-user seed.
     public var make: @Sendable (_ user: String, _ seed: UInt64) throws -> any ReplayPolicy
 
     /// Creates a factory from a closure.
-    public init(name: String, make: @escaping @Sendable (_ user: String, _ seed: UInt64) throws -> any ReplayPolicy) {
+    public init(name: String, inputFile: PolicyInputFile? = nil,
+                make: @escaping @Sendable (_ user: String, _ seed: UInt64) throws -> any ReplayPolicy) {
         self.name = name
+        self.inputFile = inputFile
         self.make = make
     }
 
@@ -82,14 +87,29 @@ public struct PolicyFactory: Sendable {
     /// An outside scorer (e.g. the oracle) hosted by the engine's rotation policy
     /// (`UserEngine(user:scorer:name:rotation:)`).
     public static func scorer(
-        name: String, rotation: RotationParameters = RotationParameters(),
+        name: String, rotation: RotationParameters = RotationParameters(), inputFile: PolicyInputFile? = nil,
         _ makeScorer: @escaping @Sendable (_ user: String) throws -> any WidgetScorer
     ) -> PolicyFactory {
-        PolicyFactory(name: name) { user, _ in
+        PolicyFactory(name: name, inputFile: inputFile) { user, _ in
             let engine = UserEngine(user: user, scorer: try makeScorer(user), name: name, rotation: rotation)
             engine.explainsRankings = false
             return EngineReplayPolicy(engine: engine)
         }
+    }
+}
+
+/// A file a policy reads besides the events, named by its path and identified by a digest of
+/// its contents (two copies of one file at different paths are the same input).
+public struct PolicyInputFile: Sendable, Hashable {
+    /// The path as given.
+    public var path: String
+    /// The contents' size and CRC-32, `<bytes>:<crc32 in 8 hex digits>`.
+    public var digest: String
+
+    /// Creates a description of an input file.
+    public init(path: String, digest: String) {
+        self.path = path
+        self.digest = digest
     }
 }
 

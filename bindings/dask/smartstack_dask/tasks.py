@@ -110,6 +110,13 @@ def put(local: str, url: str) -> None:
         shutil.copyfileobj(src, dst, 1 << 20)
 
 
+def child_environment() -> dict[str, str]:
+    """The worker's environment without the malloc tuning a Dask nanny sets for its own Python
+    process (`MALLOC_TRIM_THRESHOLD_=65536`): inherited, it makes smartstack return memory to the
+    system after nearly every free (measured: three times the system time of a shard)."""
+    return {name: value for name, value in os.environ.items() if name != "MALLOC_TRIM_THRESHOLD_"}
+
+
 def run(binary: str, arguments: list[str], what: str) -> tuple[str, dict]:
     """Runs `binary arguments`, returning stdout and the child's resource use.
 
@@ -118,7 +125,7 @@ def run(binary: str, arguments: list[str], what: str) -> tuple[str, dict]:
     started = time.monotonic()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         try:
-            process = subprocess.Popen([binary, *arguments], stdout=out, stderr=err)
+            process = subprocess.Popen([binary, *arguments], stdout=out, stderr=err, env=child_environment())
         except OSError as error:
             raise SmartStackTaskError(f"worker {worker_address()}: cannot run {binary}: {error}") from error
         # wait4, not wait: this child's own peak memory, whatever the worker ran before.

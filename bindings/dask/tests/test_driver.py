@@ -150,3 +150,14 @@ def test_the_command_line_runs_a_local_cluster(binary, workdir):
     assert run.stdout.encode() == (workdir / "single" / "report.json").read_bytes()
     stats = json.loads((workdir / "stats.json").read_text())
     assert stats["shards"] and all(s["partial_bytes"] > 0 and s["max_rss_kib"] > 0 for s in stats["shards"])
+
+
+def test_smartstack_runs_without_the_nannys_malloc_tuning(monkeypatch):
+    # A Dask nanny sets MALLOC_TRIM_THRESHOLD_ for its worker; the tasks' smartstack must not inherit it.
+    from smartstack_dask import tasks
+
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
+    monkeypatch.setenv("SMARTSTACK_TASK_PROBE", "kept")
+    stdout, _ = tasks.run("/usr/bin/env", [], "env")
+    assert "SMARTSTACK_TASK_PROBE=kept" in stdout
+    assert "MALLOC_TRIM_THRESHOLD_" not in stdout
