@@ -34,11 +34,10 @@
 /// that shows it, so the dwell after its hold runs from there.
 ///
 /// The defaults come from a sweep of the evaluator over the five simulated personas and the
-/// StudentLife recordings (README, "Rotation policy"): a 15-minute dwell removes most flicker
-/// (A → B → A within 15 minutes: 0.024 → 0.007 of rotations) for −0.001 hit@1, the defaults
-/// together take a fifth of the rotations off an undamped top for −0.003, and a 30-minute swipe
-/// hold (rather than an hour) gains about 0.009 hit@1 (up to 15 minutes the hold is covered by
-/// the dwell).
+/// StudentLife recordings (README, "Rotation policy", re-measured with earned calm): a 15-minute
+/// dwell removes most flicker (A → B → A within 15 minutes: 0.024 → 0.005 of rotations) for
+/// −0.001 hit@1, the defaults together take a seventh of the rotations off an undamped top for
+/// −0.002, and a 30-minute swipe hold (rather than an hour) gains about 0.004 hit@1.
 ///
 /// ```swift
 /// var r = RotationParameters()
