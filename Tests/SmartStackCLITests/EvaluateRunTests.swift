@@ -92,11 +92,12 @@ import SmartStackEvaluation
             return (try #require(report.policies.first?.metrics[.rotationsPerActiveHour]), report.options.rotation)
         }
         let (free, freeText) = try rotations("margin=0,dwell=0s,cap=none")
-        let (calm, calmText) = try rotations("dwell=6h")
+        // A fixed dwell: the record of early rotations (confidence) would otherwise release it.
+        let (calm, calmText) = try rotations("dwell=6h,confidence=off")
         let (_, defaultText) = try rotations(nil)
-        #expect(freeText == "margin=0.0,dwell=0s,cap=none,swipe_hold=30m")
-        #expect(calmText == "margin=0.1,dwell=6h,cap=48,swipe_hold=30m")
-        #expect(defaultText == "margin=0.1,dwell=15m,cap=48,swipe_hold=30m")
+        #expect(freeText == "margin=0.0,dwell=0s,cap=none,swipe_hold=30m,confidence=0.95")
+        #expect(calmText == "margin=0.1,dwell=6h,cap=48,swipe_hold=30m,confidence=off")
+        #expect(defaultText == "margin=0.1,dwell=15m,cap=48,swipe_hold=30m,confidence=0.95")
         #expect(calm < free)
         #expect {
             _ = try Self.run([w.data, "--rotation", "margin=7"])

@@ -126,6 +126,32 @@ enum RankFixture {
         #expect((ranking[0]["reasons"] as? [[String: Any]])?.isEmpty == false)
     }
 
+    @Test func jsonCarriesTheSequenceAndTheMixtureWeightsInTheReasons() throws {
+        // x → mail → music and y → mail → weather: after mail alone both are equally likely.
+        var events = [Event(time: RankFixture.time(day: 0, hour: 0), user: "ana", payload: .stackConfig(stack: "home", widgets: RankFixture.widgets))]
+        for day in 0..<12 {
+            for (k, hour) in [9, 11, 13, 15].enumerated() {
+                let (first, next) = k % 2 == 0 ? ("com.x", "com.music") : ("com.y", "com.weather")
+                for (minute, app) in [(0, first), (1, "com.mail"), (2, next)] {
+                    events.append(Event(time: RankFixture.time(day: day, hour: hour, minute: minute), user: "ana", payload: .appLaunch(app: app)))
+                }
+            }
+        }
+        events.append(Event(time: RankFixture.time(day: 12, hour: 10), user: "ana", payload: .appLaunch(app: "com.y")))
+        events.append(Event(time: RankFixture.time(day: 12, hour: 10, minute: 1), user: "ana", payload: .appLaunch(app: "com.mail")))
+        let dir = try TemporaryDirectory()
+        defer { dir.cleanUp() }
+        let db = try RankFixture.database(in: dir, events: events)
+        let at = RankFixture.time(day: 12, hour: 10, minute: 2).rfc3339
+        let run = runTool(["rank", "--db", db, "--stack", "home", "--at", at, "--user", "ana", "--json"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let ranking = try #require(try RankFixture.json(run.standardOutput)["ranking"] as? [[String: Any]])
+        #expect(ranking.first?["widget"] as? String == "weather")
+        let texts = (ranking.first?["reasons"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
+        #expect(texts.contains("after com.y, then com.mail"), "\(texts)")
+        #expect(texts.contains { $0.hasPrefix("weights: model ") }, "\(texts)")
+    }
+
     @Test func onlyEventsStrictlyBeforeTheInstantCount() throws {
         let dir = try TemporaryDirectory()
         defer { dir.cleanUp() }

@@ -130,13 +130,15 @@ import SmartStack
         var s = Script()
         s.configure("home", ["a", "b"])
         for day in 0..<7 { s.launch("a", Script.time(day: day, 9, 0)); s.launch("b", Script.time(day: day, 9, 0)) }
-        let base = try s.engine().ranking(stack: "home", at: Script.time(day: 7, 9, 0))
+        // The model's own scores (the mixture with the baselines compresses their differences).
+        let base = try s.engine("contextual:mixture=0").ranking(stack: "home", at: Script.time(day: 7, 9, 0))
         for day in 0..<7 { s.add(Script.time(day: day, 9, 5), .widgetSwipe(stack: "home", from: "a", to: "b")) }
-        let after = try s.engine().ranking(stack: "home", at: Script.time(day: 7, 9, 0))
+        let after = try s.engine("contextual:mixture=0").ranking(stack: "home", at: Script.time(day: 7, 9, 0))
         let gap = { (r: Ranking) in r.widget("b")!.score - r.widget("a")!.score }
         #expect(gap(after) > gap(base) + 0.5)
         #expect(after.top == "b")
         #expect(after.widget("a")!.reasons.contains { $0.text.hasPrefix("swiped away") && $0.contribution < 0 })
+        #expect(try s.engine().ranking(stack: "home", at: Script.time(day: 7, 9, 0)).top == "b")
     }
 
     @Test func ignoredImpressionsCountMildlyAgainst() throws {
@@ -147,14 +149,15 @@ import SmartStack
             s.launch("b", Script.time(day: day, 9, 15))
         }
         let at = Script.time(day: 7, 9, 0)
-        let base = try s.engine().ranking(stack: "home", at: at).widget("a")!.score
+        // The model's own scores (the mixture with the baselines compresses their differences).
+        let base = try s.engine("contextual:mixture=0").ranking(stack: "home", at: at).widget("a")!.score
         func score(impressionsOfA minute: Int) throws -> Double {
             var t = s
             for day in 0..<7 {
                 t.add(Script.time(day: day, 9, 0).adding(seconds: Double(minute * 60)),
                       .widgetImpression(stack: "home", widget: "a", propensity: nil, policy: nil))
             }
-            return try t.engine().ranking(stack: "home", at: at).widget("a")!.score
+            return try t.engine("contextual:mixture=0").ranking(stack: "home", at: at).widget("a")!.score
         }
         // Shown at 9:10, then the person went to b at 9:15: seen and passed over.
         let passedOver = try score(impressionsOfA: 10)

@@ -53,7 +53,7 @@ import Testing
         // The documented defaults (README, "The model"), which saved states were taken with.
         let contextual = try ResolvedPolicy(.contextual())
         #expect(contextual.halfLife == 14 * 86_400 && contextual.recentHalfLife == 3600 && contextual.bandwidth == 45 * 60)
-        #expect(contextual.prior == 10 && contextual.learningRate == 0.02)
+        #expect(contextual.prior == 10 && contextual.learningRate == 0.3 && contextual.mixture == 0.01)
         let bandit = try ResolvedPolicy(.bandit())
         #expect(bandit.exploration == .epsilon && bandit.epsilon == 0.05 && bandit.temperature == 0.5 && bandit.learningRate == 0.05)
         #expect(try ResolvedPolicy(.frecency()).frecencyHalfLife == 3 * 86_400 && (try ResolvedPolicy(.roundRobin())).interval == 3600)

@@ -48,7 +48,10 @@ import SmartStack
     }
 
     @Test func minimumDwellDelaysRotation() throws {
-        let e = try routine().engine(rotation: RotationParameters(hysteresisMargin: 0, minimumDwell: 3600, maximumRotationsPerDay: 100, swipeHold: 0))
+        // A fixed dwell (no early rotations: the challenger below is near certain, so the
+        // scorer's own claim would release it; SequenceModelTests shows that side).
+        let e = try routine().engine(rotation: RotationParameters(hysteresisMargin: 0, minimumDwell: 3600, maximumRotationsPerDay: 100, swipeHold: 0,
+                                                                  earlyRotationConfidence: 1))
         #expect(try e.decide(stack: "home", at: Script.time(day: 7, 19, 30)).top == "b")
         e.record(Event(time: Script.time(day: 7, 19, 40), user: "u", payload: .relevance(widget: "a", score: 1, duration: nil)))
         for k in 0..<6 { e.record(Event(time: Script.time(day: 7, 19, 41 + k), user: "u", payload: .appLaunch(app: "app.a"))) }

@@ -35,7 +35,7 @@ import SmartStack
     /// The exported feature vector keeps its documented columns, each holding its own signal.
     @Test func featureVectorsHoldTheirNamedSignals() throws {
         #expect(FeatureVector.names == [
-            "base", "time", "place", "sequence", "context", "recent", "hint", "feedback", "log_frequency",
+            "base", "time", "place", "sequence", "context", "recent", "hint", "feedback", "awake", "hour", "log_frequency",
             "log_recent_frequency", "log_time_kernel", "log_place_count", "log_after_app_count", "log_hours_since_use",
         ])
         var s = Script()
@@ -62,6 +62,10 @@ import SmartStack
         }
         #expect(try value("b", "log_hours_since_use") == -1)
         #expect(try value("b", "hint") == 0.5 && value("a", "hint") == 0)
+        // a's only use was in this clock hour two hours ago (09:00): the hour signal is for a at
+        // 09:30 the next day, and says nothing at 11:00.
+        #expect(try value("a", "hour", at: Script.time(day: 3, 9, 30)) > 0)
+        #expect(abs(try value("a", "hour")) < 1e-12)
     }
 
     @Test func roundRobinRotatesEachInterval() throws {

@@ -3,14 +3,16 @@ extension UserEngine {
     /// Everything an engine learned, as saved by `snapshot()`.
     struct Snapshot: Codable {
         // 2: optional fields carry a presence byte; 3: pending screen-on stacks; 4: per-widget
-        // signals as `WidgetSignals`, per-bin values as `WidgetBins` rows
-        static let currentVersion = 4
+        // signals as `WidgetSignals`, per-bin values as `WidgetBins` rows; 5: visits, sequence
+        // contexts, wake clock, UTC-offset contexts, the mixture, AdaGrad, the early-rotation ledger
+        static let currentVersion = 5
         var version = Snapshot.currentVersion
         var user: String
         var policy: ResolvedPolicy
         var features: FeatureState
         var rotation: RotationState
         var bandit: BanditModel
+        var mixture: SignalMixture
         var generator: SeededGenerator
     }
 
@@ -19,7 +21,7 @@ extension UserEngine {
     /// plus the context tables). An outside `WidgetScorer`'s own state is not included.
     /// - Complexity: O(size of the state).
     public func snapshot() -> [UInt8] {
-        let s = Snapshot(user: user, policy: scorer.policy, features: features, rotation: rotation.state, bandit: scorer.bandit,
+        let s = Snapshot(user: user, policy: scorer.policy, features: features, rotation: rotation.state, bandit: scorer.bandit, mixture: scorer.mixture,
                          generator: rotation.generator)
         do { return try SnapshotCoder.encode(s) } catch {
             // Every field is a plain number, string or array of them: encoding cannot fail.
@@ -44,10 +46,13 @@ extension UserEngine {
         let stacks = s.features.stacks.count, widgets = s.features.widgets.count
         let r = s.rotation
         guard s.features.isConsistent,
-              [r.top.count, r.since.count, r.day.count, r.rotationsToday.count, r.holdWidget.count, r.holdUntil.count]
+              [r.top.count, r.since.count, r.day.count, r.rotationsToday.count, r.holdWidget.count, r.holdUntil.count, r.early.count,
+               r.replaced.count, r.isUnseenSwipe.count]
                 .allSatisfy({ $0 <= stacks && $0 == r.top.count }),
-              (r.top + r.holdWidget).allSatisfy({ $0 >= -1 && $0 < widgets }),
-              s.bandit.isConsistent(widgets: widgets) else {
+              (r.top + r.holdWidget + r.replaced).allSatisfy({ $0 >= -1 && $0 < widgets }),
+              r.early.allSatisfy({ $0.challenger >= -1 && $0.challenger < widgets && $0.incumbent >= -1 && $0.incumbent < widgets }),
+              r.ledger.isConsistent,
+              s.bandit.isConsistent(widgets: widgets), s.mixture.isConsistent else {
             throw EngineError(.invalidSnapshot, "snapshot for user '\(user)' is inconsistent (corrupt bytes?)")
         }
         guard s.user == user else {
@@ -60,6 +65,7 @@ extension UserEngine {
                   features: s.features)
         self.rotation.state = s.rotation
         scorer.bandit = s.bandit
+        scorer.mixture = s.mixture
         self.rotation.generator = s.generator
     }
 }

@@ -44,7 +44,7 @@ public final class UserEngine {
         self.policyName = name
         let features = features ?? FeatureState(
             halfLife: resolved.halfLife, recentHalfLife: resolved.recentHalfLife,
-            frecencyHalfLife: resolved.frecencyHalfLife, bandwidth: resolved.bandwidth)
+            frecencyHalfLife: resolved.frecencyHalfLife, bandwidth: resolved.bandwidth, prior: resolved.prior)
         self.features = features
         self.scorer = Scorer(policy: resolved, name: name, features: features, external: external)
         self.rotation = RotationPolicy(parameters: rotation, policy: resolved, features: features,
@@ -61,7 +61,7 @@ public final class UserEngine {
     /// modules, or to an outside scorer, would otherwise copy the event (retaining its strings)
     /// to guarantee the callee an unchanging value.
     package func record(at event: UnsafePointer<Event>) {
-        if scorer.learnsWeights { scorer.learnBandit(from: event) }
+        if scorer.learnsWeights || scorer.usesMixture { scorer.learnBandit(from: event) }
         features.record(at: event)
         scorer.recordCount &+= 1
         rotation.observe(event)

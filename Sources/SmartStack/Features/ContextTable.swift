@@ -20,6 +20,13 @@ struct ContextTable: Sendable, Codable, Hashable {
         rows[context][widget] += amount
     }
 
+    /// Makes row `r` a copy of row `row` of `other` (rows in between stay empty).
+    mutating func copyRow(from other: ContextTable, row: Int, to r: Int) {
+        guard row >= 0, row < other.rows.count, r >= 0 else { return }
+        if r >= rows.count { rows.append(contentsOf: repeatElement([], count: r + 1 - rows.count)) }
+        rows[r] = other.rows[row]
+    }
+
     mutating func scale(by factor: Double) {
         for i in rows.indices { for j in rows[i].indices { rows[i][j] *= factor } }
     }

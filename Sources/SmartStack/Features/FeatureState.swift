@@ -7,11 +7,14 @@
 ///   recency count (default half-life 1 hour), the last use and all-time totals;
 /// - **time of day**: decayed counts in 96 local 15-minute bins, separately for weekdays and
 ///   weekends (read through `CircularTimeKernel`), plus a 32-day bitmap per bin for explanations;
-/// - **place**: the current place from `place` events (valid 12 h) or from `location` fixes
-///   clustered by `PlaceClusterer` (valid 2 h after the fix); counts per (place, widget);
+/// - **place**: the current visit from `place` events and `location` fixes clustered by
+///   `PlaceClusterer`, held until evidence of leaving with a confidence learned from the
+///   person's stays (`PlaceTracker`); counts per (place, widget), weighted by that confidence;
 /// - **sequence**: counts per (previous app, widget) and per (previous app, gap bucket, widget),
-///   gap buckets < 5 min, < 30 min, < 2 h, < 12 h (older previous apps give no signal);
-/// - **context**: counts per (key=value, widget) for every key currently set;
+///   gap buckets < 5 min, < 30 min, < 2 h, < 12 h (older previous apps give no signal), and per
+///   context of the last two and three apps (`SequenceModel`, bounded);
+/// - **context**: counts per (key=value, widget) for every key currently set, and for the UTC
+///   offset of the moment (`utc_offset=+01:00`, an implicit key: the person is abroad);
 /// - **hints**: each widget's current relevance hint and the running max / mean of its own
 ///   positive hints; **feedback**: swipes away (weight 1) and ignored impressions (weight 0.25) as
 ///   decayed time-of-day counts. An impression is ignored when, within 10 minutes of it, the
@@ -34,8 +37,8 @@
 final class FeatureState: Codable {
     static let never = -Double.infinity
     static let impressionWindow = 600.0
-    static let placeEventValidity = 12 * 3600.0
-    static let locationValidity = 2 * 3600.0
+    /// Distinct place labels kept; further labels count as an unknown place.
+    static let maximumPlaceLabels = 1000
     static let gapBounds: [Double] = [300, 1800, 7200, 43_200]
 
     @exclusivity(unchecked) var longClock: DecayClock
@@ -79,24 +82,34 @@ final class FeatureState: Codable {
     @exclusivity(unchecked) var appTable = ContextTable()
     @exclusivity(unchecked) var appGapTable = ContextTable()
     @exclusivity(unchecked) var pairTable = ContextTable()
+    @exclusivity(unchecked) var sequence = SequenceModel()
+    /// Time since the person's day began, and engagement counts per band of it.
+    @exclusivity(unchecked) var wakeClock = WakeClock()
+    @exclusivity(unchecked) var awakeTable = ContextTable()
 
     // Current context.
     @exclusivity(unchecked) var lastApp: Int32 = -1
     @exclusivity(unchecked) var lastAppTime = FeatureState.never
-    @exclusivity(unchecked) var currentPlace: Int32 = -1
-    @exclusivity(unchecked) var placeTime = FeatureState.never
-    @exclusivity(unchecked) var placeExpiry = FeatureState.never
+    @exclusivity(unchecked) var visits = PlaceTracker()
+    /// Pseudo-visits pulling a place's stay durations toward the person's (the model's `prior`).
+    @exclusivity(unchecked) var visitPrior: Double
+    @exclusivity(unchecked) var placeLabels = 0
     @exclusivity(unchecked) var placeIsCluster: [Bool] = []
     @exclusivity(unchecked) var clusterer = PlaceClusterer()
     @exclusivity(unchecked) var clusterPlaces: [Int32] = []
     @exclusivity(unchecked) var currentPairs: [Int32] = []     // by context key
     @exclusivity(unchecked) var pairTime: [Double] = []
+    /// The implicit context of each UTC offset seen at an engagement (`utc_offset=+01:00`):
+    /// its offset and its pair, in order of first use.
+    @exclusivity(unchecked) var offsetPairOffsets: [Int32] = []
+    @exclusivity(unchecked) var offsetPairs: [Int32] = []
 
     // Days with any engagement, for "k of the last n weekdays".
     @exclusivity(unchecked) var activeMask: UInt32 = 0
     @exclusivity(unchecked) var activeDay: Int32 = Int32.min
 
-    init(halfLife: Double, recentHalfLife: Double, frecencyHalfLife: Double, bandwidth: Double) {
+    init(halfLife: Double, recentHalfLife: Double, frecencyHalfLife: Double, bandwidth: Double, prior: Double) {
+        visitPrior = prior
         longClock = DecayClock(halfLife: halfLife)
         recentClock = DecayClock(halfLife: recentHalfLife)
         frecencyClock = DecayClock(halfLife: frecencyHalfLife)
@@ -120,6 +133,7 @@ final class FeatureState: Codable {
         case .stackConfig(let stack, let configs):
             configure(stack: stack, widgets: configs, at: ts)
         case .appLaunch(let app):
+            wakeClock.activity(at: ts)
             let a = Int(internApp(app))
             appUsage[a] += longClock.weight(at: ts)
             appRecent[a] += recentClock.weight(at: ts)
@@ -127,7 +141,9 @@ final class FeatureState: Codable {
             appTotal[a] += 1
             for w in appWidgets[a] { engage(Int(w), at: t, weight: 1) }
             if ts >= lastAppTime { lastApp = Int32(a); lastAppTime = ts }
+            sequence.launched(Int32(a), at: ts)
         case .widgetTap(let widget, _):
+            wakeClock.activity(at: ts)
             engage(Int(internWidget(widget)), at: t, weight: 1)
         case .widgetSwipe(let stack, let from, let to):
             let s = Int(internStack(stack))
@@ -153,16 +169,33 @@ final class FeatureState: Codable {
                 stackPins[s] = -1; stackPinTime[s] = ts
             }
         case .screenOn:
-            break
+            wakeClock.activity(at: ts)
         case .location(let lat, let lon, let accuracy):
-            guard ts >= placeTime, let c = clusterer.assign(lat: lat, lon: lon, accuracy: accuracy) else { break }
-            while clusterPlaces.count <= c {
-                clusterPlaces.append(internPlace("#\(clusterPlaces.count + 1)", isCluster: true))
+            guard ts >= visits.newest else { break }
+            // Accuracy 0 is no real fix's: read as not given.
+            let given = accuracy.flatMap { $0 > 0 ? $0 : nil }
+            var c: Int32 = -1
+            if let a = given, !(a <= clusterer.maximumAccuracy) {
+                // Too coarse to found or move a place; it may still name a known one, or say "left".
+                guard a.isFinite else { break }
+                c = clusterer.nearest(lat: lat, lon: lon, within: clusterer.radius + a).map { Int32($0) } ?? -1
+            } else if let assigned = clusterer.assign(lat: lat, lon: lon, accuracy: given) {
+                while clusterPlaces.count <= assigned {
+                    clusterPlaces.append(internPlace("#\(clusterPlaces.count + 1)", isCluster: true))
+                }
+                c = Int32(assigned)
             }
-            currentPlace = clusterPlaces[c]; placeTime = ts; placeExpiry = ts + Self.locationValidity
+            visits.fix(cluster: c, place: c >= 0 ? clusterPlaces[Int(c)] : -1,
+                       distanceFromVisit: clusterer.distance(fromPlace: Int(visits.cluster), lat: lat, lon: lon),
+                       accuracy: given ?? 0, radius: clusterer.radius, at: ts, prior: visitPrior, decay: longClock.weight(at: ts))
         case .place(let label):
-            guard ts >= placeTime else { break }
-            currentPlace = internPlace(label, isCluster: false); placeTime = ts; placeExpiry = ts + Self.placeEventValidity
+            guard ts >= visits.newest else { break }
+            var p = places.index(of: label) ?? -1
+            if p < 0 && placeLabels < Self.maximumPlaceLabels {
+                p = internPlace(label, isCluster: false)
+                placeLabels += 1
+            }
+            visits.label(p, at: ts, prior: visitPrior, decay: longClock.weight(at: ts))
         case .context(let key, let value):
             let k = Int(contextKeys.intern(key))
             if k >= currentPairs.count { currentPairs.append(-1); pairTime.append(Self.never) }
@@ -194,12 +227,16 @@ final class FeatureState: Codable {
         signals[w].totalUses += weight
         bins[WidgetBins.hourCounts.index(w, second / 3600)] += weight
         bins[WidgetBins.timeBins.index(w, slot)] += lw
-        if let p = place(at: ts) { placeTable.add(lw, Int(p), w) }
+        if let (p, confidence) = place(at: ts) { placeTable.add(lw * confidence, Int(p), w) }
         if let (a, bucket) = previousApp(at: ts) {
             appTable.add(lw, a, w)
             appGapTable.add(lw, a * 4 + bucket, w)
         }
+        sequence.engage(w, at: ts, weight: lw)
+        let band = wakeClock.band(at: ts)
+        if band >= 0 { awakeTable.add(lw, band, w) }
         for pair in currentPairs where pair >= 0 { pairTable.add(lw, Int(pair), w) }
+        pairTable.add(lw, Int(internOffsetPair(t.utcOffsetSeconds)), w)
         markDay(Int32(t.localDayNumber), mask: WidgetBins.dayMask(w, slot))
         settleImpressions(engaged: w, at: ts)
     }
@@ -251,9 +288,10 @@ final class FeatureState: Codable {
 
     // MARK: Current context
 
-    /// The place in force at `ts`, if any.
-    @inline(__always) func place(at ts: Double) -> Int32? {
-        currentPlace >= 0 && ts < placeExpiry && ts >= placeTime - 60 ? currentPlace : nil
+    /// The place of the visit in force at `ts` and the confidence that the person is still
+    /// there, if any.
+    @inline(__always) func place(at ts: Double) -> (Int32, Double)? {
+        visits.current(at: ts, prior: visitPrior)
     }
 
     /// The previous app and its gap bucket at `ts`, if it was used less than 12 hours before.
@@ -276,7 +314,34 @@ final class FeatureState: Codable {
         return h > 0
     }
 
+    /// The pair of the implicit context `utc_offset=±HH:MM` for `offset`, -1 if none was seen or
+    /// if it is the only offset the person has had (then it tells nothing apart).
+    /// - Complexity: O(distinct offsets), a handful.
+    @inline(__always) func offsetPair(_ offset: Int32) -> Int32 {
+        guard offsetPairOffsets.count > 1 else { return -1 }
+        return knownOffsetPair(offset)
+    }
+
+    @inline(__always) private func knownOffsetPair(_ offset: Int32) -> Int32 {
+        for i in offsetPairOffsets.indices where offsetPairOffsets[i] == offset { return offsetPairs[i] }
+        return -1
+    }
+
     // MARK: Interning
+
+    /// The pair of the implicit context of `offset`, created on first use (an offset is a
+    /// context of its own: a person abroad needs other widgets than at home).
+    private func internOffsetPair(_ offset: Int32) -> Int32 {
+        let known = knownOffsetPair(offset)
+        if known >= 0 { return known }
+        let minutes = abs(Int(offset)) / 60
+        let text = "utc_offset=" + (offset < 0 ? "-" : "+") + (minutes / 60 < 10 ? "0" : "") + String(minutes / 60)
+            + ":" + (minutes % 60 < 10 ? "0" : "") + String(minutes % 60)
+        let pair = pairs.intern(text)
+        offsetPairOffsets.append(offset)
+        offsetPairs.append(pair)
+        return pair
+    }
 
     func internWidget(_ name: String) -> Int32 {
         let before = widgets.count
@@ -314,7 +379,7 @@ final class FeatureState: Codable {
     private func internPlace(_ name: String, isCluster: Bool) -> Int32 {
         let before = places.count
         let i = places.intern(name)
-        if places.count > before { placeIsCluster.append(isCluster) }
+        if places.count > before { placeIsCluster.append(isCluster); visits.ensure(places: places.count) }
         return i
     }
 
@@ -360,8 +425,10 @@ final class FeatureState: Codable {
         guard stackWidgets.allSatisfy({ $0.allSatisfy { $0 >= 0 && $0 < w } }) else { return false }
         guard appWidgets.allSatisfy({ $0.allSatisfy { $0 >= 0 && $0 < w } }) else { return false }
         guard currentPairs.allSatisfy({ $0 >= -1 && $0 < pairs.count }) else { return false }
+        guard offsetPairs.count == offsetPairOffsets.count, offsetPairs.allSatisfy({ $0 >= 0 && $0 < pairs.count }) else { return false }
         guard clusterPlaces.allSatisfy({ $0 >= 0 && $0 < places.count }) else { return false }
-        guard lastApp >= -1, lastApp < a, currentPlace >= -1, currentPlace < places.count else { return false }
+        guard visits.isConsistent(places: places.count, clusters: clusterPlaces.count) else { return false }
+        guard lastApp >= -1, lastApp < a, sequence.isConsistent(apps: a) else { return false }
         return true
     }
 
@@ -374,6 +441,9 @@ final class FeatureState: Codable {
         scale(WidgetBins.rejections, by: f)
         for i in appUsage.indices { appUsage[i] *= f }
         placeTable.scale(by: f); appTable.scale(by: f); appGapTable.scale(by: f); pairTable.scale(by: f)
+        visits.scale(by: f)
+        sequence.scale(by: f)
+        awakeTable.scale(by: f)
         longClock.origin = ts
     }
 

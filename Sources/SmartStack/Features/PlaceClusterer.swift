@@ -138,6 +138,21 @@ struct PlaceClusterer: Sendable, Codable, Hashable {
         position[byLatitude[j]] = j
     }
 
+    /// The place nearest to a point if its centre is within `reach` metres, without moving it
+    /// (for fixes too coarse to cluster).
+    func nearest(lat: Double, lon: Double, within reach: Double) -> Int? {
+        guard lat.isFinite, lon.isFinite, abs(lat) <= 90, abs(lon) <= 180 else { return nil }
+        let best = nearest(lat: lat, lon: lon)
+        guard best >= 0, Self.distance(latitudes[best], longitudes[best], lat, lon) <= reach else { return nil }
+        return best
+    }
+
+    /// The distance in metres from place `p`'s centre to a point (∞ for no such place).
+    func distance(fromPlace p: Int, lat: Double, lon: Double) -> Double {
+        guard p >= 0, p < latitudes.count, lat.isFinite, lon.isFinite else { return .infinity }
+        return Self.distance(latitudes[p], longitudes[p], lat, lon)
+    }
+
     /// Equirectangular distance in metres (accurate to well under 1% at place scale).
     static func distance(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
         let r = 6_371_000.0

@@ -2,15 +2,16 @@ import Foundation
 
 extension RotationParameters: CustomStringConvertible {
     /// The names accepted by ``init(parsing:)``, in the order ``description`` writes them.
-    public static let parameterNames = ["margin", "dwell", "cap", "swipe_hold"]
+    public static let parameterNames = ["margin", "dwell", "cap", "swipe_hold", "confidence"]
 
     /// Parses `key=value` pairs separated by commas, starting from the defaults:
     /// `margin` (hysteresis, 0...1), `dwell` and `swipe_hold` (durations such as `90s`, `5m`,
-    /// `1h`), `cap` (rotations per stack per local day, or `none`).
+    /// `1h`), `cap` (rotations per stack per local day, or `none`), `confidence` (0.5...1, or
+    /// `off` = 1: the evidence needed to rotate inside the dwell).
     ///
     /// ```swift
     /// let calm = try RotationParameters(parsing: "margin=0.3,dwell=15m")
-    /// calm.description   // "margin=0.3,dwell=15m,cap=48,swipe_hold=30m"
+    /// calm.description   // "margin=0.3,dwell=15m,cap=48,swipe_hold=30m,confidence=0.95"
     /// ```
     ///
     /// - Throws: ``EngineError`` of kind ``EngineError/Kind/invalidParameter`` naming the
@@ -46,16 +47,24 @@ extension RotationParameters: CustomStringConvertible {
                     guard let c = Int(value), c >= 0 else { throw fail("must be a whole number >= 0 or 'none'") }
                     maximumRotationsPerDay = c
                 }
+            case "confidence":
+                if value == "off" {
+                    earlyRotationConfidence = 1
+                } else {
+                    guard let c = Double(value), c.isFinite, c >= 0.5, c <= 1 else { throw fail("must be a number in 0.5...1 or 'off'") }
+                    earlyRotationConfidence = c
+                }
             default:
                 throw EngineError(.invalidParameter, "unknown rotation parameter '\(key)' (valid: \(Self.parameterNames.joined(separator: ", ")))")
             }
         }
     }
 
-    /// The canonical `key=value` form, e.g. `margin=0.1,dwell=15m,cap=48,swipe_hold=30m`.
+    /// The canonical `key=value` form, e.g. `margin=0.1,dwell=15m,cap=48,swipe_hold=30m,confidence=0.95`.
     public var description: String {
         let cap = maximumRotationsPerDay == Int.max ? "none" : String(maximumRotationsPerDay)
+        let confidence = earlyRotationConfidence >= 1 ? "off" : "\(earlyRotationConfidence)"
         return "margin=\(hysteresisMargin),dwell=\(TimeSpan(seconds: minimumDwell)),"
-            + "cap=\(cap),swipe_hold=\(TimeSpan(seconds: swipeHold))"
+            + "cap=\(cap),swipe_hold=\(TimeSpan(seconds: swipeHold)),confidence=\(confidence)"
     }
 }

@@ -7,7 +7,9 @@
 /// 3. The scorer's best eligible widget not currently on top of another of the person's stacks
 ///    (**one stack top**) is the challenger. It replaces the current top only if the current top
 ///    is gone, ineligible or on top elsewhere, or if all of these hold:
-///    - **dwell**: the current top has been on top at least `minimumDwell` (default 15 min);
+///    - **dwell**: the current top has been on top at least `minimumDwell` (default 15 min),
+///      unless this person's record shows that rotations this confident win inside the dwell
+///      (see below);
 ///    - **cap**: fewer than `maximumRotationsPerDay` (default 48) rotations happened on this
 ///      stack since local midnight;
 ///    - **hysteresis**: the challenger is stronger than the current top by at least
@@ -17,12 +19,25 @@
 ///      `1 / (1 + hours since use)` for `mru`, the position in the score range for an outside
 ///      scorer.
 ///
+/// **Earned calm.** The dwell, the daily cap and a swipe's hold keep noisy score wobbles off
+/// the screen, but they cannot follow a person whose next need changes every few minutes,
+/// predictably ("open A, then B"). Each time one of them holds back a challenger that clears the
+/// margin, the engine notes it, and the stack's first engagement within 10 minutes says who was
+/// right: the challenger or the top it would have replaced (`DwellLedger`, per person, by how
+/// much stronger the challenger was — five bands of relative gain — and by whether it would
+/// return to the widget the top replaced, decayed with the policy's `half_life`). A held-back
+/// challenger in a cell whose win share is above 1/2 with one-sided confidence
+/// `earlyRotationConfidence` (default 0.95) replaces the top at once (ending a swipe's hold). The
+/// person only sees the top when they look (a screen-on, or the engagement itself in data
+/// without screen-on), so what matters is whether the early rotation was right, which is exactly
+/// what is counted. A widget swiped to between two looks counts as shown from the first look
+/// that shows it, so the dwell after its hold runs from there.
+///
 /// The defaults come from a sweep of the evaluator over the five simulated personas and the
-/// StudentLife recordings (README, "Rotation policy"): a 15-minute dwell removes most flicker
-/// (A → B → A within 15 minutes: 0.024 → 0.007 of rotations) for −0.001 hit@1, the defaults
-/// together take a fifth of the rotations off an undamped top for −0.003, and a 30-minute swipe
-/// hold (rather than an hour) gains about 0.009 hit@1 (up to 15 minutes the hold is covered by
-/// the dwell).
+/// StudentLife recordings (README, "Rotation policy", re-measured with earned calm): a 15-minute
+/// dwell removes most flicker (A → B → A within 15 minutes: 0.024 → 0.005 of rotations) for
+/// −0.001 hit@1, the defaults together take a seventh of the rotations off an undamped top for
+/// −0.002, and a 30-minute swipe hold (rather than an hour) gains about 0.004 hit@1.
 ///
 /// ```swift
 /// var r = RotationParameters()
@@ -40,6 +55,10 @@ public struct RotationParameters: Sendable, Hashable, Codable {
     public var maximumRotationsPerDay: Int
     /// Seconds a manually swiped-to widget stays on top. Default 1800 (30 minutes).
     public var swipeHold: Double
+    /// One-sided confidence (0.5...1) with which this person's record must show that rotations
+    /// as confident as this one win inside the dwell before one is made early. Default 0.95;
+    /// 1 never rotates inside the dwell (the fixed dwell).
+    public var earlyRotationConfidence: Double
 
     /// The documented defaults.
     public init() {
@@ -47,14 +66,17 @@ public struct RotationParameters: Sendable, Hashable, Codable {
         minimumDwell = 900
         maximumRotationsPerDay = 48
         swipeHold = 1800
+        earlyRotationConfidence = 0.95
     }
 
     /// Custom parameters (negative values are treated as 0).
-    public init(hysteresisMargin: Double, minimumDwell: Double, maximumRotationsPerDay: Int, swipeHold: Double) {
+    public init(hysteresisMargin: Double, minimumDwell: Double, maximumRotationsPerDay: Int, swipeHold: Double,
+                earlyRotationConfidence: Double = 0.95) {
         self.hysteresisMargin = hysteresisMargin
         self.minimumDwell = minimumDwell
         self.maximumRotationsPerDay = maximumRotationsPerDay
         self.swipeHold = swipeHold
+        self.earlyRotationConfidence = earlyRotationConfidence
     }
 
     /// Parameters that never hold anything back: the top is always the scorer's best eligible

@@ -26,9 +26,11 @@ final class RotationPolicy {
     }
 
     /// Follows the events that change what is on top: a manual swipe puts its widget on top
-    /// and holds it; a stack configuration without the top widget clears the top. Call after
-    /// the features recorded the event.
+    /// and holds it; a stack configuration without the top widget clears the top; an
+    /// engagement settles the early choices waiting for it (`DwellLedger`). Call after the
+    /// features recorded the event.
     func observe(_ event: UnsafePointer<Event>) {
+        if state.hasOpenEarlyChoice { settleEarlyChoices(event) }
         if case .widgetSwipe(let stack, _, let to) = event.pointee.payload,
            let s = features.stacks.index(of: stack), let w = features.widgets.index(of: to) {
             let ts = event.pointee.time.secondsSinceEpoch
@@ -43,6 +45,24 @@ final class RotationPolicy {
             state.ensure(stacks: Int(s) + 1)
             let top = state.top[Int(s)]
             if top >= 0 && !features.stackWidgets[Int(s)].contains(top) { state.top[Int(s)] = -1 }
+        }
+    }
+
+    /// Settles the open early choices with an engagement (a launch of a widget's app, a tap, a
+    /// swipe to a widget).
+    private func settleEarlyChoices(_ event: UnsafePointer<Event>) {
+        let ts = event.pointee.time.secondsSinceEpoch
+        switch event.pointee.payload {
+        case .appLaunch(let name):
+            guard let a = features.apps.index(of: name) else { return }
+            for k in 0..<features.appWidgets[Int(a)].count {
+                state.settleEarly(engaged: features.appWidgets[Int(a)][k], at: ts, stackWidgets: features.stackWidgets, halfLife: policy.halfLife)
+            }
+        case .widgetTap(let widget, _), .widgetSwipe(_, _, let widget):
+            guard let w = features.widgets.index(of: widget) else { return }
+            state.settleEarly(engaged: w, at: ts, stackWidgets: features.stackWidgets, halfLife: policy.halfLife)
+        default:
+            return
         }
     }
 
@@ -62,6 +82,7 @@ final class RotationPolicy {
 
         var top: Int32 = -1
         var propensity = 1.0
+        var early = RotationState.EarlyChoice()
         let pin = features.stackPins[s]
         if pin >= 0, widgets.contains(pin) {
             top = pin
@@ -93,16 +114,18 @@ final class RotationPolicy {
                     scratch.probabilities[greedy] = 1
                 }
             }
-            top = resolve(pick, scratch, stack: s, widgets: widgets, at: ts, today: today)
+            top = resolve(pick, scratch, stack: s, widgets: widgets, at: ts, today: today, early: &early)
             if candidates > 0 && policy.kind == .bandit {
                 propensity = 0
+                var ignored = RotationState.EarlyChoice()
                 for i in 0..<n where scratch.probabilities[i] > 0 {
-                    if resolve(i, scratch, stack: s, widgets: widgets, at: ts, today: today) == top {
+                    if resolve(i, scratch, stack: s, widgets: widgets, at: ts, today: today, early: &ignored) == top {
                         propensity += scratch.probabilities[i]
                     }
                 }
             }
         }
+        state.early[s] = early
         state.show(top, stack: s, previous: previous, at: ts, today: today)
         return (top, previous, propensity)
     }
@@ -131,12 +154,18 @@ final class RotationPolicy {
         }
     }
 
-    /// The widget on top if the scorer proposes row `candidate` (or nothing, -1).
-    private func resolve(_ candidate: Int, _ scratch: borrowing ScoringScratch, stack s: Int, widgets: [Int32], at ts: Double, today: Int32) -> Int32 {
+    /// The widget on top if the scorer proposes row `candidate` (or nothing, -1). When the dwell
+    /// or the daily cap holds back a challenger that clears the margin (or the ledger releases
+    /// it), `early` receives the choice so the stack's next engagement can settle it.
+    private func resolve(_ candidate: Int, _ scratch: borrowing ScoringScratch, stack s: Int, widgets: [Int32], at ts: Double, today: Int32,
+                         early: inout RotationState.EarlyChoice) -> Int32 {
         let p = parameters
         let hold = state.holdWidget[s]
         if hold >= 0, ts < state.holdUntil[s], let j = widgets.firstIndex(of: hold), scratch.eligible[j] {
-            return hold
+            // A manual swipe holds its widget, unless the ledger releases a challenger.
+            guard candidate >= 0, widgets[candidate] != hold, p.earlyRotationConfidence < 1,
+                  !state.isOnTopElsewhere(widgets[candidate], except: s) else { return hold }
+            return earlyChoice(candidate, over: j, scratch, stack: s, widgets: widgets, at: ts, early: &early)
         }
         let current = state.top[s]
         let ci = current >= 0 ? widgets.firstIndex(of: current) : nil
@@ -145,13 +174,33 @@ final class RotationPolicy {
         let challenger = widgets[candidate]
         guard currentValid, let ci else { return challenger }
         if challenger == current { return current }
-        if ts - state.since[s] < p.minimumDwell { return current }
-        if state.rotations(stack: s, today: today) >= p.maximumRotationsPerDay { return current }
-        if p.hysteresisMargin <= 0 { return challenger }
+        // The dwell and the daily cap hold a challenger back unless the ledger releases it.
+        let isHeld = ts - state.since[s] < p.minimumDwell || state.rotations(stack: s, today: today) >= p.maximumRotationsPerDay
+        if isHeld && p.earlyRotationConfidence >= 1 { return current }
+        if p.hysteresisMargin <= 0 && !isHeld { return challenger }
+        guard isHeld else {
+            let strongest = strength(candidate, scratch, widgets: widgets)
+            guard strongest > 0 else { return current }
+            let gain = (strongest - strength(ci, scratch, widgets: widgets)) / strongest
+            return gain >= p.hysteresisMargin ? challenger : current
+        }
+        return earlyChoice(candidate, over: ci, scratch, stack: s, widgets: widgets, at: ts, early: &early)
+    }
+
+    /// Row `candidate` against the held top at row `incumbent` (held by the dwell, the daily cap
+    /// or a swipe): when it clears the margin, the choice goes to `early` and the ledger says
+    /// whether such challengers win often enough to replace the top now.
+    private func earlyChoice(_ candidate: Int, over incumbent: Int, _ scratch: borrowing ScoringScratch, stack s: Int,
+                             widgets: [Int32], at ts: Double, early: inout RotationState.EarlyChoice) -> Int32 {
+        let challenger = widgets[candidate], current = widgets[incumbent]
         let strongest = strength(candidate, scratch, widgets: widgets)
         guard strongest > 0 else { return current }
-        let gain = (strongest - strength(ci, scratch, widgets: widgets)) / strongest
-        return gain >= p.hysteresisMargin ? challenger : current
+        let gain = (strongest - strength(incumbent, scratch, widgets: widgets)) / strongest
+        guard gain >= parameters.hysteresisMargin else { return current }
+        let cell = DwellLedger.cell(gain: gain, isReturn: challenger == state.replaced[s])
+        early = RotationState.EarlyChoice(challenger: challenger, incumbent: current, cell: Int32(cell), at: ts)
+        let z = DwellLedger.z(confidence: parameters.earlyRotationConfidence)
+        return state.ledger.allowsEarlyRotation(cell: cell, gain: gain, z: z, at: ts, halfLife: policy.halfLife) ? challenger : current
     }
 
     /// A positive strength of row `i` for hysteresis, so the margin means "the challenger is

@@ -2,9 +2,18 @@ import Foundation
 
 /// The learner of the signal weights of `contextual` and `bandit`: a multinomial logistic (softmax)
 /// model over the `ContextualModel` features, `score(w) = θ · x(w)`, trained online by one
-/// stochastic gradient step per learning moment: `θ += rate · (x(engaged) − Σ p(w) x(w))`, with
-/// `p` the model's softmax over the stack. θ starts at the contextual model's weights, and a weak
-/// pull (1% of the step) keeps it near them when data is scarce.
+/// gradient step per learning moment on the log-loss, whose gradient is
+/// `g = x(engaged) − Σ p(w) x(w)`, `p` the model's softmax over the stack. θ starts at the
+/// contextual model's weights.
+///
+/// - `contextual` steps by AdaGrad (Duchi, Hazan and Singer, 2011): `θ_k += rate · g_k /
+///   sqrt(1 + Σ g_k²)`, each weight's step shrinking with its own accumulated gradients. A
+///   signal that carries nothing for this person (its gradient has no consistent sign) loses
+///   its weight within days instead of months, and the regret against the best fixed weights
+///   grows as the square root of the learning moments. `rate` (`learning_rate`, default 0.3) is
+///   the step's scale: the weights move by about that much per consistent day of evidence.
+/// - `bandit` takes plain stochastic gradient steps `θ += rate · (g − 0.01 (θ − θ₀))`, a weak
+///   pull keeping it near its start when data is scarce.
 ///
 /// Learning moments (`Scorer+Learning.swift`): the stacks as they were scored at a `screen_on`
 /// (`pending`), stepped toward the first widget of each stack engaged within
@@ -20,17 +29,25 @@ struct BanditModel: Sendable, Codable, Hashable {
         var features: [Double]
         /// Whether no engagement has trained on it yet (entries are reused, not freed).
         var isOpen: Bool
+        /// The mixture's expert probabilities (`widgets.count × SignalMixture.expertCount`) and
+        /// baseline ranks (`× SignalMixture.rankedCount`) as of the screen-on; empty when
+        /// the policy has no mixture.
+        var experts: [Double] = []
+        var ranks: [Int32] = []
     }
 
     var theta: [Double] = ContextualModel.defaultWeights
+    /// Per weight, the sum of its squared gradients (AdaGrad's accumulator).
+    var squaredGradients = [Double](repeating: 0, count: ContextualModel.featureCount)
     var updates = 0
     /// When the stacks in `pending` were scored (`-∞`: never).
     var pendingTime = -Double.infinity
     /// Stacks scored at the latest screen-on (those still `isOpen` wait for an engagement).
     var pending: [PendingStack] = []
 
-    /// One gradient step toward row `engaged` of a stack whose features are `x` (n × 8).
-    mutating func learn(features x: [Double], count n: Int, engaged: Int, rate: Double, probabilities p: inout [Double]) {
+    /// One gradient step toward row `engaged` of a stack whose features are `x`
+    /// (n × `ContextualModel.featureCount`): AdaGrad's when `adaptive`, plain otherwise.
+    mutating func learn(features x: [Double], count n: Int, engaged: Int, rate: Double, adaptive: Bool, probabilities p: inout [Double]) {
         guard n > 1, rate > 0 else { return }
         let F = ContextualModel.featureCount
         softmax(features: x, count: n, temperature: 1, into: &p)
@@ -38,20 +55,25 @@ struct BanditModel: Sendable, Codable, Hashable {
             var expected = 0.0
             for i in 0..<n { expected += p[i] * x[i * F + k] }
             let gradient = x[engaged * F + k] - expected
-            let pull = 0.01 * (theta[k] - ContextualModel.defaultWeights[k])
-            theta[k] = max(-10, min(10, theta[k] + rate * (gradient - pull)))
+            if adaptive {
+                squaredGradients[k] += gradient * gradient
+                theta[k] = max(-10, min(10, theta[k] + rate * gradient / (1 + squaredGradients[k]).squareRoot()))
+            } else {
+                let pull = 0.01 * (theta[k] - ContextualModel.defaultWeights[k])
+                theta[k] = max(-10, min(10, theta[k] + rate * (gradient - pull)))
+            }
         }
         updates += 1
     }
 
     /// Steps toward widget `w` in every open pending stack holding it (each stack trains once,
     /// on its first engaged widget).
-    mutating func learnPending(engaged w: Int32, rate: Double, probabilities p: inout [Double]) {
+    mutating func learnPending(engaged w: Int32, rate: Double, adaptive: Bool, probabilities p: inout [Double]) {
         for k in pending.indices where pending[k].isOpen {
             guard let row = pending[k].widgets.firstIndex(of: w) else { continue }
             pending[k].isOpen = false
             let features = pending[k].features
-            learn(features: features, count: pending[k].widgets.count, engaged: row, rate: rate, probabilities: &p)
+            learn(features: features, count: pending[k].widgets.count, engaged: row, rate: rate, adaptive: adaptive, probabilities: &p)
         }
     }
 
@@ -63,9 +85,12 @@ struct BanditModel: Sendable, Codable, Hashable {
     /// Whether the pending entries refer to existing widgets and have full feature rows (checked
     /// when restoring a snapshot).
     func isConsistent(widgets: Int) -> Bool {
-        theta.count == ContextualModel.featureCount && pending.allSatisfy { entry in
+        theta.count == ContextualModel.featureCount && squaredGradients.count == ContextualModel.featureCount
+            && pending.allSatisfy { entry in
             entry.widgets.allSatisfy { $0 >= 0 && Int($0) < widgets }
                 && entry.features.count == entry.widgets.count * ContextualModel.featureCount
+                && (entry.experts.isEmpty || entry.experts.count == entry.widgets.count * SignalMixture.expertCount)
+                && (entry.ranks.isEmpty || entry.ranks.count == entry.widgets.count * SignalMixture.rankedCount)
         }
     }
 

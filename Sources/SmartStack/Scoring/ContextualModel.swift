@@ -11,9 +11,12 @@ import Foundation
 ///   stack keeps its configured order and global usage takes over as it accumulates.
 /// - `time = log(p_dt(w) / p0(w))`: circular time-of-day kernel counts, backing off
 ///   weekday/weekend-specific → all days → `p0`.
-/// - `place = log(p_place(w) / p0(w))`, `sequence = log(p_app,gap(w) / p0(w))` backing off
-///   previous app + gap → previous app → `p0`, `context` = sum over current key=value pairs,
-///   `recent` = short-term decayed usage (half-life `recent_half_life`, default 1 h).
+/// - `place = log((c · p_place(w) + (1 − c) · p0(w)) / p0(w))`, `c` the confidence that the
+///   person is still at the visit's place (`PlaceTracker`); `sequence = log(p_seq(w) / p0(w))`
+///   backing off the last three apps → the last two → previous app + gap → previous app → `p0`
+///   (`SequenceModel`); `context` = sum over current key=value pairs and the implicit one of
+///   the moment's UTC offset; `recent` = short-term decayed usage (half-life
+///   `recent_half_life`, default 1 h).
 ///
 ///   Every specific distribution is Dirichlet-smoothed toward the more general one,
 ///   `p_spec(w) = (n_spec(w) + prior · p_general(w)) / (N_spec + prior)` (`prior` default 10), so
@@ -21,20 +24,24 @@ import Foundation
 /// - `hint`: an active positive relevance hint `s` contributes `s / max_w - 0.5`, where
 ///   `max_w` is the largest positive hint that widget ever gave: hints are compared only with
 ///   the same widget's own hints (WidgetKit semantics). Active hints `<= 0` make it ineligible.
+/// - `awake = log(p_awake(w) / p0(w))`: counts per band of time since the person's day began
+///   (`WakeClock`); `hour = log(p_hour(w) / p0(w))`: all-time counts in this clock hour (what
+///   the `time-of-day` baseline ranks by). Both smoothed toward `p0`; their weights start at 0:
+///   they refine the time of day where the learner finds they help.
 /// - `feedback = log((E + 1) / (E + 1 + R))`: `E` engagements and `R` rejections (swipes away;
 ///   impressions passed over for another widget of the stack, a quarter each) around this time
 ///   of day.
 ///
 /// Initial weights: `ContextualModel.defaultWeights` (1 for each log-ratio, 0.5 for context
-/// pairs, 2 for hints, 1 for feedback), then learned online by `BanditModel` (at each screen-on
-/// followed by an engagement of the stack, or at session starts in data without screen-on)
-/// unless `learning_rate=0`.
+/// pairs, 2 for hints, 1 for feedback, 0 for `awake` and `hour`), then learned online by
+/// `BanditModel` (AdaGrad for `contextual`; at each screen-on followed by an engagement of the
+/// stack, or at session starts in data without screen-on) unless `learning_rate=0`.
 enum ContextualModel {
     /// The columns of the feature vector (`ScoringScratch.features`): the terms the score weighs.
     /// A new feature is one case, with its name and initial weight, plus its value in `logRatios`
     /// (snapshots hold weights and kept features: a new one needs a new `UserEngine.Snapshot` version).
     enum Feature: Int, ScratchColumn {
-        case base, time, place, sequence, context, recent, hint, feedback
+        case base, time, place, sequence, context, recent, hint, feedback, awake, hour
 
         static let count = allCases.count
 
@@ -49,6 +56,9 @@ enum ContextualModel {
             case .recent: ("recent", 1)
             case .hint: ("hint", 2)
             case .feedback: ("feedback", 1)
+            // Refinements of the time of day, learned in from nothing.
+            case .awake: ("awake", 0)
+            case .hour: ("hour", 0)
             }
         }
     }
@@ -63,12 +73,16 @@ enum ContextualModel {
         /// Time-of-day kernel counts of engagements, all days and this kind of day (weekday or
         /// weekend day).
         case timeAllDays, timeSameDays
-        /// Counts at the current place, after the previous app, after it with the current gap.
-        case place, previousApp, previousAppGap
+        /// Counts at the current place, after the previous app, after it with the current gap,
+        /// after the last two and the last three apps (`SequenceModel`).
+        case place, previousApp, previousAppGap, lastTwoApps, lastThreeApps
         /// Short-term usage (recent decay).
         case recent
         /// Time-of-day kernel count of rejections.
         case rejections
+        /// Counts in this band of time awake (`WakeClock`), and in this clock hour (all days,
+        /// not decayed).
+        case awake, hour
         /// The widget's overall probability, which `contextPairs` smooths toward.
         case p0
 
@@ -98,24 +112,34 @@ enum ContextualModel {
         let ts = time.secondsSinceEpoch
         let fL = fs.longClock.factor(at: ts)
         let fR = fs.recentClock.factor(at: ts)
-        let place = fs.place(at: ts).map(Int.init) ?? -1
-        let previous = fs.previousApp(at: ts)
-        let app = previous?.0 ?? -1
-        let appGap = previous.map { $0.0 * 4 + $0.1 } ?? -1
+        let visit = fs.place(at: ts)
+        let context = Context(
+            place: visit.map { Int($0.0) } ?? -1, placeConfidence: visit?.1 ?? 0,
+            app: fs.previousApp(at: ts)?.0 ?? -1, appGap: fs.previousApp(at: ts).map { $0.0 * 4 + $0.1 } ?? -1,
+            runs: fs.previousApp(at: ts) != nil ? fs.sequence.rows(at: ts) : (order2: -1, order3: -1),
+            awake: fs.wakeClock.band(at: ts))
         scratch.withRawAndFeatures { raw, x in
             widgets.withUnsafeBufferPointer { widgets in
-                let totals = evidence(fs, widgets: widgets, at: time, place: place, app: app, appGap: appGap,
-                                      long: fL, recent: fR, into: raw)
+                let totals = evidence(fs, widgets: widgets, at: time, context: context, long: fL, recent: fR, into: raw)
                 logRatios(fs, widgets: widgets, at: ts, prior: prior, totals: totals,
-                          hasPlace: place >= 0, hasApp: app >= 0, raw: raw, into: x)
-                contextPairs(fs, widgets: widgets, prior: prior, long: fL, raw: raw, into: x)
+                          placeConfidence: context.placeConfidence, hasApp: context.app >= 0, raw: raw, into: x)
+                contextPairs(fs, widgets: widgets, offset: time.utcOffsetSeconds, prior: prior, long: fL, raw: raw, into: x)
             }
         }
+    }
+
+    /// What the moment's contexts are: the visit's place and the confidence in it, the previous
+    /// app and its gap bucket, the rows of the last two and three apps, the band of time awake.
+    private struct Context {
+        var place: Int, placeConfidence: Double, app: Int, appGap: Int
+        var runs: (order2: Int, order3: Int)
+        var awake: Int
     }
 
     /// Sums of the raw evidence columns over a stack's widgets (the smoothing denominators).
     private struct Totals {
         var u = 0.0, c0 = 0.0, all = 0.0, dt = 0.0, place = 0.0, app = 0.0, gap = 0.0, recent = 0.0
+        var lastTwo = 0.0, lastThree = 0.0, awake = 0.0, hour = 0.0
     }
 
     /// Fills the raw evidence rows (every `Evidence` column but `p0`) and returns their column
@@ -123,10 +147,11 @@ enum ContextualModel {
     @inline(__always)
     private static func evidence(
         _ fs: FeatureState, widgets: UnsafeBufferPointer<Int32>, at time: EventTime,
-        place: Int, app: Int, appGap: Int, long fL: Double, recent fR: Double,
+        context c: Context, long fL: Double, recent fR: Double,
         into raw: ScratchRows<Evidence>
     ) -> Totals {
         let perDay = WidgetBins.binsPerDay
+        let hour = time.localHour
         let dayOffset = WidgetBins.slot(bin: 0, weekend: time.isWeekend)
         var totals = Totals()
         var order = 1.0
@@ -171,15 +196,20 @@ enum ContextualModel {
                     raw[i, .usage] = fs.signals[w].usage * fL
                     raw[i, .timeAllDays] = all * fL
                     raw[i, .timeSameDays] = dt * fL
-                    raw[i, .place] = fs.placeTable.value(place, w) * fL
-                    raw[i, .previousApp] = fs.appTable.value(app, w) * fL
-                    raw[i, .previousAppGap] = fs.appGapTable.value(appGap, w) * fL
+                    raw[i, .place] = fs.placeTable.value(c.place, w) * fL
+                    raw[i, .previousApp] = fs.appTable.value(c.app, w) * fL
+                    raw[i, .previousAppGap] = fs.appGapTable.value(c.appGap, w) * fL
+                    raw[i, .lastTwoApps] = fs.sequence.value(c.runs.order2, w) * fL
+                    raw[i, .lastThreeApps] = fs.sequence.value(c.runs.order3, w) * fL
                     raw[i, .recent] = fs.signals[w].recent * fR
                     raw[i, .rejections] = rr * fL
+                    raw[i, .awake] = fs.awakeTable.value(c.awake, w) * fL
+                    raw[i, .hour] = rows[WidgetBins.hourCounts.index(w, hour)]
                     totals.u += order; totals.c0 += raw[i, .usage]; totals.all += raw[i, .timeAllDays]
                     totals.dt += raw[i, .timeSameDays]; totals.place += raw[i, .place]
                     totals.app += raw[i, .previousApp]; totals.gap += raw[i, .previousAppGap]
-                    totals.recent += raw[i, .recent]
+                    totals.lastTwo += raw[i, .lastTwoApps]; totals.lastThree += raw[i, .lastThreeApps]
+                    totals.recent += raw[i, .recent]; totals.awake += raw[i, .awake]; totals.hour += raw[i, .hour]
                     order = max(order * orderDecay, 1e-9)
                 }
             }
@@ -216,7 +246,7 @@ enum ContextualModel {
     @inline(__always)
     private static func logRatios(
         _ fs: FeatureState, widgets: UnsafeBufferPointer<Int32>, at ts: Double, prior a: Double,
-        totals: Totals, hasPlace: Bool, hasApp: Bool,
+        totals: Totals, placeConfidence c: Double, hasApp: Bool,
         raw: ScratchRows<Evidence>, into x: ScratchRows<Feature>
     ) {
         let dn = Double(widgets.count)
@@ -228,11 +258,14 @@ enum ContextualModel {
             let pDt = (raw[i, .timeSameDays] + a * pAll) / (totals.dt + a)
             x[i, .base] = log(dn * p0)
             x[i, .time] = log(pDt / p0)
-            x[i, .place] = hasPlace ? log((raw[i, .place] + a * p0) / (totals.place + a) / p0) : 0
+            // The place's distribution mixed with the place-free one by the visit's confidence.
+            x[i, .place] = c > 0 ? log(c * (raw[i, .place] + a * p0) / (totals.place + a) / p0 + (1 - c)) : 0
             if hasApp {
                 let pApp = (raw[i, .previousApp] + a * p0) / (totals.app + a)
                 let pGap = (raw[i, .previousAppGap] + a * pApp) / (totals.gap + a)
-                x[i, .sequence] = log(pGap / p0)
+                let pTwo = (raw[i, .lastTwoApps] + a * pGap) / (totals.lastTwo + a)
+                let pThree = (raw[i, .lastThreeApps] + a * pTwo) / (totals.lastThree + a)
+                x[i, .sequence] = log(pThree / p0)
             } else {
                 x[i, .sequence] = 0
             }
@@ -247,18 +280,24 @@ enum ContextualModel {
             }
             let e = raw[i, .timeAllDays]
             x[i, .feedback] = log((e + 1) / (e + 1 + raw[i, .rejections]))
+            x[i, .awake] = log((raw[i, .awake] + a * p0) / (totals.awake + a) / p0)
+            x[i, .hour] = log((raw[i, .hour] + a * p0) / (totals.hour + a) / p0)
         }
     }
 
-    /// Adds the `context` feature: one smoothed distribution per context key currently set.
+    /// Adds the `context` feature: one smoothed distribution per context key currently set, and
+    /// one for the UTC offset of the moment.
     @inline(__always)
     private static func contextPairs(
-        _ fs: FeatureState, widgets: UnsafeBufferPointer<Int32>, prior a: Double, long fL: Double,
+        _ fs: FeatureState, widgets: UnsafeBufferPointer<Int32>, offset: Int32, prior a: Double, long fL: Double,
         raw: ScratchRows<Evidence>, into x: ScratchRows<Feature>
     ) {
         let n = widgets.count
-        for k in 0..<fs.currentPairs.count where fs.currentPairs[k] >= 0 {
-            let pair = Int(fs.currentPairs[k])
+        // The pairs of the keys set, then the implicit one of the moment's UTC offset.
+        let offsetPair = fs.offsetPair(offset)
+        for k in 0...fs.currentPairs.count {
+            let pair = k < fs.currentPairs.count ? Int(fs.currentPairs[k]) : Int(offsetPair)
+            guard pair >= 0 else { continue }
             var total = 0.0
             for i in 0..<n { total += fs.pairTable.value(pair, Int(widgets[i])) * fL }
             if total == 0 { continue }
@@ -292,6 +331,18 @@ struct ScoringScratch: Sendable {
     var eligible: [Bool] = []
     var order: [Int] = []
     var probabilities: [Double] = []
+    /// The mixture's buffers: each expert's probability per widget, each ranked expert's rank
+    /// per widget, one ranking's scores, a sort order, the experts' weights, a calibration.
+    var experts: [Double] = []
+    var ranks: [Int32] = []
+    var baseline: [Double] = []
+    var rankOrder: [Int] = []
+    var weights: [Double] = []
+    var calibration: [Double] = []
+    /// Rank calibrations per stack size up to `SignalMixture.rankCells` (rows of `rankCells` per
+    /// size and ranked expert) and the mixture `version` each size was computed at (-1: none).
+    var calibrationCache: [Double] = []
+    var calibrationVersion: [Int] = []
 
     /// Grows `raw` and `features` to hold `n` widgets.
     mutating func prepare(widgets n: Int) {
@@ -310,6 +361,42 @@ struct ScoringScratch: Sendable {
             eligible = [Bool](repeating: true, count: n)
         }
         if order.count < n { order = Array(0..<n) }
+    }
+
+    /// Grows the mixture's buffers to hold `n` widgets.
+    mutating func prepareMixture(widgets n: Int) {
+        if calibrationVersion.isEmpty {
+            let R = SignalMixture.rankCells
+            calibrationVersion = [Int](repeating: -1, count: R + 1)
+            calibrationCache = [Double](repeating: 0, count: (R + 1) * SignalMixture.rankedCount * R)
+        }
+        if experts.count < n * SignalMixture.expertCount {
+            experts = [Double](repeating: 0, count: n * SignalMixture.expertCount)
+            ranks = [Int32](repeating: 0, count: n * SignalMixture.rankedCount)
+            baseline = [Double](repeating: 0, count: n)
+            rankOrder = [Int](repeating: 0, count: n)
+        }
+    }
+
+    /// Sorts `rankOrder[0..<n]` by `baseline` score, highest first, ties in index order.
+    mutating func sortRankOrder(count n: Int) {
+        baseline.withUnsafeBufferPointer { score in
+            rankOrder.withUnsafeMutableBufferPointer { order in
+                guard n > 1 else { return }
+                if n <= 32 {
+                    for i in 1..<n {
+                        let x = order[i]
+                        var j = i - 1
+                        while j >= 0 && (score[x] > score[order[j]] || (score[x] == score[order[j]] && x < order[j])) {
+                            order[j + 1] = order[j]; j -= 1
+                        }
+                        order[j + 1] = x
+                    }
+                } else {
+                    order[0..<n].sort { score[$0] > score[$1] || (score[$0] == score[$1] && $0 < $1) }
+                }
+            }
+        }
     }
 
     /// Runs `body` with `raw` and `features` as rows read and written in place at once (both

@@ -21,6 +21,12 @@ enum ReasonText {
         return String(Int((seconds / 86_400).rounded())) + " days ago"
     }
 
+    /// `20 min`, `3 h` (rounded).
+    static func duration(_ seconds: Double) -> String {
+        if seconds < 5400 { return String(Int((seconds / 60).rounded())) + " min" }
+        return String(Int((seconds / 3600).rounded())) + " h"
+    }
+
     /// A number with at most two decimals, trailing zeros removed (`0.9`, `12`, `0.25`).
     static func number(_ x: Double) -> String {
         guard x.isFinite else { return String(x) }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reasons: short phrases in the person's local time, with their contribution to the score.
 extension Scorer {
     static let minimumContribution = 0.05
@@ -19,10 +21,11 @@ extension Scorer {
             for feature in ContextualModel.Feature.allCases {
                 let c = theta[feature.rawValue] * scratch.features[feature.index(row: i)]
                 guard abs(c) >= Self.minimumContribution else { continue }
-                found.append(Reason(text: text(feature, contribution: c, widget: w, at: time), contribution: c))
+                found.append(Reason(text: text(feature, contribution: c, widget: w, stack: s, at: time), contribution: c))
             }
             found.sort { abs($0.contribution) > abs($1.contribution) }
             reasons.append(contentsOf: found.prefix(Self.maximumReasons))
+            if usesMixture { reasons.append(mixtureReason(row: i)) }
         case .external:
             reasons.append(Reason(text: "scored by " + name, contribution: scratch.scores[i]))
         default:
@@ -30,6 +33,27 @@ extension Scorer {
             reasons.append(contentsOf: Baselines.reasons(policy.kind, policy: policy, features, widget: w, position: row, count: n, score: scratch.scores[i], at: time))
         }
         return reasons
+    }
+
+    /// The mixture's weights, largest first (`weights: model 0.91, frecency 0.05, ...`), with
+    /// how much the mixture moved this widget's log-probability from the model's own.
+    private func mixtureReason(row i: Int) -> Reason {
+        // The model's calibrations are shown as one weight.
+        var names: [String] = []
+        var weights: [Double] = []
+        for expert in SignalMixture.Expert.allCases {
+            if let k = names.firstIndex(of: expert.name) {
+                weights[k] += scratch.weights[expert.rawValue]
+            } else {
+                names.append(expert.name)
+                weights.append(scratch.weights[expert.rawValue])
+            }
+        }
+        let order = names.indices.sorted { weights[$0] > weights[$1] || (weights[$0] == weights[$1] && $0 < $1) }
+        let shown = order.filter { weights[$0] >= 0.01 || $0 == order[0] }
+        let text = "weights: " + shown.map { names[$0] + " " + ReasonText.number(weights[$0]) }.joined(separator: ", ")
+        let model = scratch.experts[i * SignalMixture.expertCount]
+        return Reason(text: text, contribution: model > 0 ? scratch.scores[i] - log(model) : 0)
     }
 
     private func hintUntil(_ w: Int, offset: Int32) -> String {
@@ -42,7 +66,7 @@ extension Scorer {
         return features.placeIsCluster[Int(p)] ? "place " + name.dropFirst() : name
     }
 
-    private func text(_ feature: ContextualModel.Feature, contribution c: Double, widget w: Int, at time: EventTime) -> String {
+    private func text(_ feature: ContextualModel.Feature, contribution c: Double, widget w: Int, stack s: Int, at time: EventTime) -> String {
         let ts = time.secondsSinceEpoch
         let positive = c > 0
         switch feature {
@@ -53,13 +77,18 @@ extension Scorer {
         case .time:
             return timeText(widget: w, at: time, positive: positive)
         case .place:
-            guard let p = features.place(at: ts) else { return "place" }
-            return (positive ? "at " : "rarely used at ") + placeName(p)
+            guard let (p, confidence) = features.place(at: ts) else { return "place" }
+            let likely = confidence < 0.5 ? "probably still " : ""
+            return (positive ? likely + "at " : "rarely used at ") + placeName(p)
         case .sequence:
             guard let (a, _) = features.previousApp(at: ts) else { return "previous app" }
-            return (positive ? "after " : "rarely after ") + features.apps[Int32(a)]
+            return (positive ? "after " : "rarely after ") + sequenceText(lastApp: Int32(a), widget: w, at: ts)
         case .context:
-            let pairs = features.currentPairs.filter { $0 >= 0 }.map { features.pairs[$0] }.joined(separator: ", ")
+            // The moment's UTC offset is named when it tells this widget apart on its own.
+            let offset = features.offsetPair(time.utcOffsetSeconds)
+            let offsetMatters = offset >= 0 && abs(offsetLogRatio(pair: Int(offset), widget: w, stack: s, at: time)) >= Self.minimumContribution
+            let pairs = (features.currentPairs + (offsetMatters ? [offset] : [])).filter { $0 >= 0 }
+                .map { features.pairs[$0] }.joined(separator: ", ")
             return (positive ? "when " : "rarely when ") + pairs
         case .recent:
             if positive, features.signals[w].lastUsed > FeatureState.never {
@@ -71,7 +100,42 @@ extension Scorer {
             return "relevance hint " + ReasonText.number(h) + hintUntil(w, offset: time.utcOffsetSeconds)
         case .feedback:
             return "swiped away or ignored " + ReasonText.times(features.signals[w].rejectionTotal) + " around this time"
+        case .hour:
+            let h = time.localHour
+            return "used " + ReasonText.times(features.bins[WidgetBins.hourCounts.index(w, h)]) + " between "
+                + ReasonText.clock(secondOfDay: h * 3600) + " and " + ReasonText.clock(secondOfDay: (h + 1) * 3600)
+        case .awake:
+            let awake = features.wakeClock.awake(at: ts) ?? 0
+            let when = awake < 900 ? "as the day starts" : ReasonText.duration(awake) + " into the day"
+            return (positive ? "often used " : "rarely used ") + when
         }
+    }
+
+    /// The smoothed log-ratio of context pair `pair` for widget `w` of stack `s` at `time`, as
+    /// `ContextualModel` adds it (its weight aside).
+    private func offsetLogRatio(pair: Int, widget w: Int, stack s: Int, at time: EventTime) -> Double {
+        let widgets = features.stackWidgets[s]
+        let fL = features.longClock.factor(at: time.secondsSinceEpoch)
+        var total = 0.0
+        for v in widgets { total += features.pairTable.value(pair, Int(v)) * fL }
+        guard total > 0, let i = widgets.firstIndex(of: Int32(w)) else { return 0 }
+        let p0 = scratch.raw[ContextualModel.Evidence.p0.index(row: i)]
+        let a = policy.prior
+        return log((features.pairTable.value(pair, w) * fL + a * p0) / (total + a) / p0)
+    }
+
+    /// The apps the sequence signal conditions on, oldest first (`Mail, then Maps`): the
+    /// longest context in which this widget was engaged before, else the last app alone.
+    private func sequenceText(lastApp a: Int32, widget w: Int, at ts: Double) -> String {
+        let rows = features.sequence.rows(at: ts)
+        let (two, three) = features.sequence.current(at: ts)
+        var chain: [Int32] = [a]
+        if let three, rows.order3 >= 0, features.sequence.value(rows.order3, w) > 0 {
+            chain = [three.a3, three.a2, three.a1]
+        } else if let two, rows.order2 >= 0, features.sequence.value(rows.order2, w) > 0 {
+            chain = [two.a2, two.a1]
+        }
+        return chain.map { features.apps[$0] }.joined(separator: ", then ")
     }
 
     /// `opened K of the last M weekdays between 07:30 and 08:30` when the day bitmaps say so,

@@ -1,5 +1,6 @@
 /// Online learning of the signal weights (`contextual` with a positive `learning_rate`, and
-/// `bandit`): when a step is taken and on which features. The step itself is `BanditModel`'s.
+/// `bandit`) and of the `contextual` mixture's weights: when a step is taken and on which
+/// features. The steps themselves are `BanditModel`'s and `SignalMixture`'s.
 extension Scorer {
     /// Minimum seconds since the previous app launch for an engagement with no screen-on just
     /// before it to train the weights.
@@ -43,7 +44,9 @@ extension Scorer {
         let sinceScreenOn = ts - bandit.pendingTime
         if sinceScreenOn >= 0 && sinceScreenOn <= Self.sessionWindow {
             for k in 0..<count {
-                bandit.learnPending(engaged: engaged(k), rate: policy.learningRate, probabilities: &learningScratch.probabilities)
+                if usesMixture { learnMixturePending(engaged: engaged(k), at: ts) }
+                bandit.learnPending(engaged: engaged(k), rate: learnsWeights ? policy.learningRate : 0,
+                                    adaptive: policy.kind == .contextual, probabilities: &learningScratch.probabilities)
             }
             return
         }
@@ -75,10 +78,51 @@ extension Scorer {
                 ContextualModel.features(features, widgets: features.stackWidgets[s], at: time, prior: policy.prior, scratch: &learningScratch)
                 learningScratch.features.withUnsafeBufferPointer { bandit.pending[k].features.overwrite(withFirst: n * F, of: $0) }
             }
+            if usesMixture { keepExperts(pending: k, stack: s, at: time) }
             bandit.pending[k].isOpen = true
             k += 1
         }
         bandit.pending.removeLast(bandit.pending.count - k)
+    }
+
+    /// Keeps the mixture's experts of stack `s` at `time` in pending entry `k` (whose features
+    /// are kept already).
+    private func keepExperts(pending k: Int, stack s: Int, at time: EventTime) {
+        let n = features.stackWidgets[s].count
+        let E = SignalMixture.expertCount, B = SignalMixture.rankedCount
+        if bandit.pending[k].ranks.count != n * B { bandit.pending[k].ranks = [Int32](repeating: 0, count: n * B) }
+        // The decision at the same instant, with nothing recorded since, computed them already.
+        if hasScored(stack: s, widgets: n, at: time) && lastScored[s].experts.count == n * E {
+            lastScored[s].experts.withUnsafeBufferPointer { bandit.pending[k].experts.overwrite(withFirst: n * E, of: $0) }
+            for j in 0..<(n * B) { bandit.pending[k].ranks[j] = lastScored[s].ranks[j] }
+            return
+        }
+        bandit.pending[k].features.withUnsafeBufferPointer { modelScores(features: $0, widgets: n) }
+        mixture.experts(features, policy: policy, widgets: features.stackWidgets[s], at: time, scratch: &learningScratch)
+        learningScratch.experts.withUnsafeBufferPointer { bandit.pending[k].experts.overwrite(withFirst: n * E, of: $0) }
+        for j in 0..<(n * B) { bandit.pending[k].ranks[j] = learningScratch.ranks[j] }
+    }
+
+    /// One mixture step toward widget `w` in every open pending stack holding it (before
+    /// `BanditModel.learnPending` closes them), from the experts kept at the screen-on.
+    private func learnMixturePending(engaged w: Int32, at ts: Double) {
+        let E = SignalMixture.expertCount, B = SignalMixture.rankedCount
+        for k in bandit.pending.indices where bandit.pending[k].isOpen && !bandit.pending[k].experts.isEmpty {
+            guard let row = bandit.pending[k].widgets.firstIndex(of: w) else { continue }
+            bandit.pending[k].experts.withUnsafeBufferPointer { experts in
+                bandit.pending[k].ranks.withUnsafeBufferPointer { ranks in
+                    mixture.learn(engaged: UnsafeBufferPointer(rebasing: experts[(row * E)..<(row * E + E)]),
+                                  ranks: UnsafeBufferPointer(rebasing: ranks[(row * B)..<(row * B + B)]),
+                                  at: ts, halfLife: policy.halfLife)
+                }
+            }
+        }
+    }
+
+    /// The model's scores of `n` widgets with features `x` into `learningScratch.scores`.
+    private func modelScores(features x: UnsafeBufferPointer<Double>, widgets n: Int) {
+        learningScratch.prepareRanking(widgets: n)
+        learningScratch.scores.withUnsafeMutableBufferPointer { modelScores(features: x, widgets: n, into: $0) }
     }
 
     /// One online step of the bandit toward widget `w` in every stack holding it (with more than
@@ -88,8 +132,22 @@ extension Scorer {
             let widgets = features.stackWidgets[s]
             guard widgets.count > 1, let row = widgets.firstIndex(of: w) else { continue }
             let x = learningFeatures(stack: s, widgets: widgets, at: time)
-            bandit.learn(features: x, count: widgets.count, engaged: row,
-                         rate: policy.learningRate, probabilities: &learningScratch.probabilities)
+            if usesMixture {
+                x.withUnsafeBufferPointer { modelScores(features: $0, widgets: widgets.count) }
+                mixture.experts(features, policy: policy, widgets: widgets, at: time, scratch: &learningScratch)
+                let E = SignalMixture.expertCount, B = SignalMixture.rankedCount
+                learningScratch.experts.withUnsafeBufferPointer { experts in
+                    learningScratch.ranks.withUnsafeBufferPointer { ranks in
+                        mixture.learn(engaged: UnsafeBufferPointer(rebasing: experts[(row * E)..<(row * E + E)]),
+                                      ranks: UnsafeBufferPointer(rebasing: ranks[(row * B)..<(row * B + B)]),
+                                      at: time.secondsSinceEpoch, halfLife: policy.halfLife)
+                    }
+                }
+            }
+            if learnsWeights {
+                bandit.learn(features: x, count: widgets.count, engaged: row, rate: policy.learningRate,
+                             adaptive: policy.kind == .contextual, probabilities: &learningScratch.probabilities)
+            }
         }
     }
 

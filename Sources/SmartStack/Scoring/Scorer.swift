@@ -19,6 +19,7 @@ final class Scorer {
     // Stored properties skip dynamic exclusivity checks: a Scorer is used by one caller at a
     // time (its `UserEngine`) and never accesses a property overlappingly.
     @exclusivity(unchecked) var bandit = BanditModel()
+    @exclusivity(unchecked) var mixture = SignalMixture()
     @exclusivity(unchecked) var scratch = ScoringScratch()
     @exclusivity(unchecked) var learningScratch = ScoringScratch()
     /// Events recorded so far: tells whether the state changed since a stack was scored.
@@ -29,11 +30,14 @@ final class Scorer {
     /// computes them once.
     @exclusivity(unchecked) var lastScored: [ScoredFeatures] = []
 
-    /// A stack's features as scored at `time` after `recordCount` events.
+    /// A stack's features as scored at `time` after `recordCount` events, and the mixture's
+    /// experts and ranks then (empty without a mixture).
     struct ScoredFeatures {
         var time: EventTime
         var recordCount: UInt64
         var features: [Double]
+        var experts: [Double] = []
+        var ranks: [Int32] = []
     }
 
     init(policy: ResolvedPolicy, name: String, features: FeatureState, external: (any WidgetScorer)?) {
@@ -49,6 +53,10 @@ final class Scorer {
         policy.kind == .bandit || (policy.kind == .contextual && policy.learningRate > 0)
     }
 
+    /// Whether the scores are the `SignalMixture` of the model and the baselines (`contextual`
+    /// with a positive `mixture`).
+    var usesMixture: Bool { policy.kind == .contextual && policy.mixture > 0 }
+
     /// Scores stack `s` into `scratch.scores`, `scratch.eligible` and `scratch.order`.
     func score(stack s: Int, at time: EventTime) {
         let widgets = features.stackWidgets[s]
@@ -61,18 +69,11 @@ final class Scorer {
             switch policy.kind {
             case .contextual, .bandit:
                 ContextualModel.features(features, widgets: widgets, at: time, prior: policy.prior, scratch: &scratch)
-                let F = ContextualModel.featureCount
-                // Weights are subscripted in place (a local copy of the array costs a reference count).
-                scratch.withFeaturesAndScores { x, scores in
-                    for i in 0..<n {
-                        var v = 0.0
-                        if learnsWeights {
-                            for k in 0..<F { v += bandit.theta[k] * x[i * F + k] }
-                        } else {
-                            for k in 0..<F { v += ContextualModel.defaultWeights[k] * x[i * F + k] }
-                        }
-                        scores[i] = v
-                    }
+                scratch.withFeaturesAndScores { x, scores in modelScores(features: x, widgets: n, into: scores) }
+                if usesMixture {
+                    mixture.weights(at: ts, halfLife: policy.halfLife, baselines: policy.mixture, into: &scratch.weights)
+                    mixture.experts(features, policy: policy, widgets: widgets, at: time, scratch: &scratch)
+                    mixture.mix(weights: scratch.weights, widgets: n, scratch: &scratch)
                 }
             case .external:
                 let given = external?.scores(stack: features.stacks[Int32(s)], widgets: features.stackConfigs[s], at: time) ?? []
@@ -103,7 +104,7 @@ final class Scorer {
             }
         }
         rank(&scratch)
-        if learnsWeights {  // contextual or bandit: `scratch.features` holds this stack's features
+        if learnsWeights || usesMixture {  // `scratch.features` holds this stack's features
             let m = n * ContextualModel.featureCount
             while lastScored.count <= s {
                 lastScored.append(ScoredFeatures(time: time, recordCount: .max, features: []))
@@ -111,6 +112,28 @@ final class Scorer {
             lastScored[s].time = time
             lastScored[s].recordCount = recordCount
             scratch.features.withUnsafeBufferPointer { lastScored[s].features.overwrite(withFirst: m, of: $0) }
+            if usesMixture {
+                scratch.experts.withUnsafeBufferPointer { lastScored[s].experts.overwrite(withFirst: n * SignalMixture.expertCount, of: $0) }
+                let r = n * SignalMixture.rankedCount
+                if lastScored[s].ranks.count != r { lastScored[s].ranks = [Int32](repeating: 0, count: r) }
+                for j in 0..<r { lastScored[s].ranks[j] = scratch.ranks[j] }
+            }
+        }
+    }
+
+    /// The model's scores `θ · x` of `n` widgets with features `x` (the learned weights, or the
+    /// naive-Bayes ones when nothing is learned). Weights are subscripted in place (a local
+    /// copy of the array costs a reference count).
+    func modelScores(features x: UnsafeBufferPointer<Double>, widgets n: Int, into scores: UnsafeMutableBufferPointer<Double>) {
+        let F = ContextualModel.featureCount
+        for i in 0..<n {
+            var v = 0.0
+            if learnsWeights {
+                for k in 0..<F { v += bandit.theta[k] * x[i * F + k] }
+            } else {
+                for k in 0..<F { v += ContextualModel.defaultWeights[k] * x[i * F + k] }
+            }
+            scores[i] = v
         }
     }
 

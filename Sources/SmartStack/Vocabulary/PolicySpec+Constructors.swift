@@ -41,19 +41,21 @@ extension PolicySpec {
     ///   - bandwidth: width of the circular time-of-day kernel (10 min ... 6 h).
     ///   - prior: pseudo-count pulling a specific context toward the general one (> 0).
     ///   - learningRate: step size for learning the signal weights online (0: fixed weights).
+    ///   - mixture: prior weight of the counting baselines mixed with the model (0...0.5; 0: the model alone).
     public static func contextual(halfLife: TimeSpan? = nil, recentHalfLife: TimeSpan? = nil, bandwidth: TimeSpan? = nil,
-                                  prior: Double? = nil, learningRate: Double? = nil) -> PolicySpec {
+                                  prior: Double? = nil, learningRate: Double? = nil, mixture: Double? = nil) -> PolicySpec {
         PolicySpec(.contextual, [
             PolicyTable.halfLife.name: halfLife.map(\.description),
             PolicyTable.recentHalfLife.name: recentHalfLife.map(\.description),
             PolicyTable.bandwidth.name: bandwidth.map(\.description), PolicyTable.prior.name: prior.map(number),
             PolicyTable.contextualLearningRate.name: learningRate.map(number),
+            PolicyTable.mixture.name: mixture.map(number),
         ])
     }
 
     /// `bandit`: the contextual features in an online logistic model with seeded exploration.
     /// - Parameters:
-    ///   - halfLife, recentHalfLife, bandwidth, prior: as for ``contextual(halfLife:recentHalfLife:bandwidth:prior:learningRate:)``.
+    ///   - halfLife, recentHalfLife, bandwidth, prior: as for ``contextual(halfLife:recentHalfLife:bandwidth:prior:learningRate:mixture:)``.
     ///   - exploration: epsilon-greedy or softmax.
     ///   - epsilon: share of decisions picked uniformly at random (0...1), for epsilon-greedy.
     ///   - temperature: softmax temperature (> 0); lower is greedier.

@@ -6,7 +6,7 @@
 enum PolicyTable {
     /// The numeric field of `ResolvedPolicy` a parameter sets.
     enum Field: Sendable {
-        case interval, halfLife, frecencyHalfLife, recentHalfLife, bandwidth, prior, epsilon, temperature, learningRate
+        case interval, halfLife, frecencyHalfLife, recentHalfLife, bandwidth, prior, epsilon, temperature, learningRate, mixture
     }
 
     /// What values a parameter takes.
@@ -47,8 +47,12 @@ enum PolicyTable {
     static let prior = Parameter(name: "prior", defaultValue: "10", summary: "pseudo-count pulling a specific context toward the general one (> 0)",
                                  values: .number(.prior, 0.01...1000))
     static let contextualLearningRate = Parameter(
-        name: "learning_rate", defaultValue: "0.02", summary: "step size for learning the signal weights online (0 = fixed naive-Bayes weights)",
+        name: "learning_rate", defaultValue: "0.3", summary: "AdaGrad step size for learning the signal weights online (0 = fixed naive-Bayes weights)",
         values: .number(.learningRate, 0...10))
+    static let mixture = Parameter(
+        name: "mixture", defaultValue: "0.01",
+        summary: "prior weight of mfu, mru, frecency and time-of-day mixed with the model by exponential weights on log-loss (0...0.5; 0 = the model alone)",
+        values: .number(.mixture, 0...0.5))
     static let exploration = Parameter(name: "exploration", defaultValue: "epsilon", summary: "epsilon (epsilon-greedy) or softmax",
                                        values: .exploration)
     static let epsilon = Parameter(name: "epsilon", defaultValue: "0.05", summary: "share of decisions picked uniformly at random (0...1)",
@@ -69,7 +73,7 @@ enum PolicyTable {
         Policy(kind: .timeOfDay, summary: "hour-of-day histogram of each widget's use, this hour first", parameters: []),
         Policy(kind: .contextual,
                summary: "SmartStack's model: time of day, weekday, place, app sequence, context, hints, feedback, with Bayesian back-off",
-               parameters: [halfLife, recentHalfLife, bandwidth, prior, contextualLearningRate]),
+               parameters: [halfLife, recentHalfLife, bandwidth, prior, contextualLearningRate, mixture]),
         Policy(kind: .bandit,
                summary: "online logistic model over the contextual features with seeded exploration; logs its propensity",
                parameters: [halfLife, recentHalfLife, bandwidth, prior, exploration, epsilon, temperature, banditLearningRate]),

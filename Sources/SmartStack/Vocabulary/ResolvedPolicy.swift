@@ -19,6 +19,9 @@ struct ResolvedPolicy: Sendable, Hashable, Codable {
     var epsilon = 0.0
     var temperature = 0.0
     var learningRate = 0.0
+    /// The prior weight of the counting baselines in `contextual`'s mixture (`SignalMixture`);
+    /// 0 for the model alone (and every other policy).
+    var mixture = 0.0
 
     /// A policy of `kind` with every parameter at its default: the table's baseline, then the
     /// defaults of the policy's own parameters.
@@ -97,6 +100,7 @@ struct ResolvedPolicy: Sendable, Hashable, Codable {
         case .epsilon: epsilon
         case .temperature: temperature
         case .learningRate: learningRate
+        case .mixture: mixture
         }
     }
 
@@ -111,6 +115,7 @@ struct ResolvedPolicy: Sendable, Hashable, Codable {
         case .epsilon: epsilon = value
         case .temperature: temperature = value
         case .learningRate: learningRate = value
+        case .mixture: mixture = value
         }
     }
 }

@@ -1,0 +1,213 @@
+import Foundation
+
+/// The `contextual` policy's safety net: an online Bayesian mixture (exponential weights on
+/// log-loss) of SmartStack's model and the counting baselines, so that a person whose data
+/// carries no time, place or sequence structure still gets the best counter's picks.
+///
+/// Experts: the model as a forecaster in four calibrations — the softmax of its scores at
+/// temperatures 1, 2 and 4 (a naive-Bayes sum of signals is often overconfident; the mixture
+/// finds the temperature that fits this person), and its ranking read through its record —
+/// and the baselines `mfu`, `mru`, `frecency`, `time-of-day`. A ranking becomes a forecaster
+/// through its own record: the probability that the engaged widget is at its rank `r`, counted
+/// per person (decayed with `half_life`; a Zipf prior of one pseudo-count per rank), so every expert is judged
+/// on the same scale. At each learning
+/// moment (the stacks as scored at a screen-on, then the first widget engaged; or a session
+/// start in data without screen-on) each expert `e` pays `−log p_e(engaged)`; its weight is
+/// `π_e · exp(−L_e)` normalised, `L_e` its loss decayed with `half_life` and `π_e` its prior:
+/// the policy parameter `mixture` (default 0.01) shared by the four baselines, the rest by the
+/// model's calibrations. This is Bayesian model averaging, i.e. exponential weights with
+/// learning rate 1 on log-loss: over any stretch in which the losses are not discounted, the
+/// mixture's log-loss exceeds the best expert's by at most `ln(1 / π_best)` (`ln 400` ≈ 6 nats
+/// for a baseline at the default, `ln 4.04` for the model's best calibration). The small prior
+/// means a baseline must out-predict the model by about 5 nats before it steers the ranking:
+/// a structured person keeps the model, a person with nothing but frequency gets the counter's
+/// picks within days. A widget's score is `log Σ_e w_e p_e(widget)`; the weights are shown in
+/// every explanation.
+///
+/// ```swift
+/// var mixture = SignalMixture()
+/// mixture.weights(at: now, halfLife: 14 * 86_400)   // [0.2, 0.2, 0.2, 0.2, 0.2] at first
+/// ```
+struct SignalMixture: Sendable, Codable, Hashable {
+    /// The experts, in the order of `weights`.
+    enum Expert: Int, CaseIterable, Sendable {
+        case model, modelWarm, modelWarmer, modelRanks, mfu, mru, frecency, timeOfDay
+
+        /// The name shown in explanations (the model's calibrations count as one).
+        var name: String {
+            switch self {
+            case .model, .modelWarm, .modelWarmer, .modelRanks: "model"
+            case .mfu: "mfu"
+            case .mru: "mru"
+            case .frecency: "frecency"
+            case .timeOfDay: "time-of-day"
+            }
+        }
+    }
+
+    static let expertCount = Expert.allCases.count
+    /// The model's softmax temperatures, experts 0... in order (`experts` computes each from the
+    /// previous by a square root).
+    static let temperatures: [Double] = [1, 2, 4]
+    /// The baselines' policies, in the order of their experts (after the model's ranking).
+    static let baselines: [ResolvedPolicy.Kind] = [.mfu, .mru, .frecency, .timeOfDay]
+    /// Experts read through their rank record: the model's ranking, then each baseline's.
+    static let rankedCount = baselines.count + 1
+    /// The model's experts (its calibrations), first in `Expert` order.
+    static let modelCount = temperatures.count + 1
+    /// Ranks counted separately; ranks beyond share the last cell.
+    static let rankCells = 16
+
+    /// Decayed log-losses per expert, and when they were last decayed.
+    private(set) var losses = [Double](repeating: 0, count: SignalMixture.expertCount)
+    private(set) var updated = -Double.infinity
+    /// Per ranked expert, decayed counts of the engaged widget's rank (`rankCells` each).
+    private(set) var rankHits = [Double](repeating: 0, count: SignalMixture.rankedCount * SignalMixture.rankCells)
+    /// Counts the learning steps: rank calibrations kept in a scratch are valid while it stays.
+    private(set) var version = 0
+
+    init() {}
+
+    @inline(__always) private func decay(to ts: Double, halfLife: Double) -> Double {
+        guard updated.isFinite, ts > updated, halfLife > 0 else { return 1 }
+        return exp2(-(ts - updated) / halfLife)
+    }
+
+    /// The experts' weights at `ts` into `w` (`expertCount` values summing to 1), the baselines
+    /// sharing the prior weight `baselines` and the model's calibrations the rest.
+    func weights(at ts: Double, halfLife: Double, baselines prior: Double, into w: inout [Double]) {
+        if w.count != Self.expertCount { w = [Double](repeating: 0, count: Self.expertCount) }
+        let f = decay(to: ts, halfLife: halfLife)
+        let modelShare = (1 - prior) / Double(Self.modelCount), baselineShare = prior / Double(Self.baselines.count)
+        var least = Double.infinity
+        for e in 0..<Self.expertCount { least = min(least, losses[e] * f) }
+        var total = 0.0
+        for e in 0..<Self.expertCount {
+            w[e] = (e < Self.modelCount ? modelShare : baselineShare) * exp(least - losses[e] * f)
+            total += w[e]
+        }
+        for e in 0..<Self.expertCount { w[e] /= total }
+    }
+
+    /// The probabilities ranked expert `b` gives ranks `0..<min(n, rankCells)` of a stack of `n`
+    /// into `q`: its record (a Zipf prior, one pseudo-count per rank), made non-increasing in rank by pooling
+    /// adjacent violators (a ranking claims its first places are likelier; a thin record that
+    /// says otherwise by chance must not turn the ranking upside down). When `n` exceeds
+    /// `rankCells`, the last value is shared by every rank from there on.
+    /// - Complexity: O(rankCells).
+    func rankProbabilities(ranked b: Int, of n: Int, into q: inout [Double]) {
+        let R = Self.rankCells
+        let m = min(n, R)
+        if q.count < R { q = [Double](repeating: 0, count: R) }
+        guard m > 0 else { return }
+        // Per-rank values, each cell weighing the ranks it stands for. The prior is a ranking's
+        // generic claim, Zipf's 1/(rank + 1) scaled to one pseudo-count per rank: its first
+        // places are likelier, so a baseline's forecasts are informative from its first day.
+        let lastWeight = n > R ? Double(n - R + 1) : 1
+        var harmonic = 0.0
+        for k in 0..<n { harmonic += 1 / Double(k + 1) }
+        let scale = Double(n) / harmonic
+        for k in 0..<m { q[k] = rankHits[b * R + k] + scale / Double(k + 1) }
+        for k in m..<max(m, n) { q[m - 1] += scale / Double(k + 1) }
+        q[m - 1] /= lastWeight
+        withUnsafeTemporaryAllocation(of: (value: Double, weight: Double, start: Int).self, capacity: m) { blocks in
+            var count = 0
+            for k in 0..<m {
+                blocks[count] = (q[k], k == m - 1 ? lastWeight : 1, k)
+                count += 1
+                // Merge while a later block is likelier than the one before it.
+                while count > 1 && blocks[count - 1].value > blocks[count - 2].value {
+                    let a = blocks[count - 2], c = blocks[count - 1]
+                    let weight = a.weight + c.weight
+                    blocks[count - 2] = ((a.value * a.weight + c.value * c.weight) / weight, weight, a.start)
+                    count -= 1
+                }
+            }
+            for j in 0..<count {
+                let end = j + 1 < count ? blocks[j + 1].start : m
+                for k in blocks[j].start..<end { q[k] = blocks[j].value }
+            }
+        }
+        var total = 0.0
+        for k in 0..<m { total += q[k] * (k == m - 1 ? lastWeight : 1) }
+        for k in 0..<m { q[k] /= total }
+    }
+
+    /// Each expert's probability of each widget of a stack into `scratch.experts` (row-major,
+    /// `expertCount` per widget) and each ranked expert's rank of each widget into
+    /// `scratch.ranks` (`rankedCount` per widget), from the model's scores in `scratch.scores`.
+    /// - Complexity: O(n log n) per ranked expert.
+    func experts(_ fs: FeatureState, policy: ResolvedPolicy, widgets: [Int32], at time: EventTime,
+                 scratch: inout ScoringScratch) {
+        let n = widgets.count
+        let E = Self.expertCount, B = Self.rankedCount, T = Self.temperatures.count, R = Self.rankCells
+        scratch.prepareMixture(widgets: n)
+        // The model's softmax at temperatures 1, 2 and 4: exp(x / 2) is the square root of exp(x).
+        var top = -Double.infinity
+        for i in 0..<n { top = max(top, scratch.scores[i]) }
+        var totals = (0.0, 0.0, 0.0)
+        for i in 0..<n {
+            let v = top.isFinite && scratch.scores[i].isFinite ? exp(scratch.scores[i] - top) : 1
+            let half = v.squareRoot(), quarter = half.squareRoot()
+            scratch.experts[i * E] = v; scratch.experts[i * E + 1] = half; scratch.experts[i * E + 2] = quarter
+            totals.0 += v; totals.1 += half; totals.2 += quarter
+        }
+        for i in 0..<n {
+            scratch.experts[i * E] /= totals.0; scratch.experts[i * E + 1] /= totals.1; scratch.experts[i * E + 2] /= totals.2
+        }
+        // Each ranking (ties in configured order), read through its record: the calibrations of
+        // a stack size are kept until the record changes (`version`).
+        let m = min(n, R)
+        if n <= R && scratch.calibrationVersion[n] != version {
+            for b in 0..<B {
+                rankProbabilities(ranked: b, of: n, into: &scratch.calibration)
+                for k in 0..<m { scratch.calibrationCache[(n * B + b) * R + k] = scratch.calibration[k] }
+            }
+            scratch.calibrationVersion[n] = version
+        }
+        for b in 0..<B {
+            if n > R { rankProbabilities(ranked: b, of: n, into: &scratch.calibration) }
+            if b == 0 {
+                for i in 0..<n { scratch.baseline[i] = scratch.scores[i] }
+            } else {
+                Baselines.scores(Self.baselines[b - 1], policy: policy, fs, widgets: widgets, at: time, into: &scratch.baseline)
+            }
+            for i in 0..<n { scratch.rankOrder[i] = i }
+            scratch.sortRankOrder(count: n)
+            for k in 0..<n {
+                let i = scratch.rankOrder[k]
+                scratch.ranks[i * B + b] = Int32(k)
+                scratch.experts[i * E + T + b] = n <= R ? scratch.calibrationCache[(n * B + b) * R + k] : scratch.calibration[min(k, m - 1)]
+            }
+        }
+    }
+
+    /// Replaces `scratch.scores` by the log of the mixture's probability of each widget.
+    func mix(weights w: [Double], widgets n: Int, scratch: inout ScoringScratch) {
+        let E = Self.expertCount
+        for i in 0..<n {
+            var m = 0.0
+            for e in 0..<E { m += w[e] * scratch.experts[i * E + e] }
+            scratch.scores[i] = log(max(m, 1e-300))
+        }
+    }
+
+    /// One learning moment at `ts`: `engaged` holds each expert's probability of the widget
+    /// engaged (`expertCount` values), `ranks` each ranked expert's rank of it.
+    mutating func learn(engaged p: UnsafeBufferPointer<Double>, ranks: UnsafeBufferPointer<Int32>, at ts: Double, halfLife: Double) {
+        let f = decay(to: ts, halfLife: halfLife)
+        for e in 0..<Self.expertCount { losses[e] = losses[e] * f - log(max(p[e], 1e-12)) }
+        for i in rankHits.indices { rankHits[i] *= f }
+        for b in 0..<Self.rankedCount where ranks[b] >= 0 {
+            rankHits[b * Self.rankCells + min(Int(ranks[b]), Self.rankCells - 1)] += 1
+        }
+        if !updated.isFinite || ts > updated { updated = ts }
+        version &+= 1
+    }
+
+    /// Whether the stored values are usable (checked when restoring a snapshot).
+    var isConsistent: Bool {
+        losses.count == Self.expertCount && rankHits.count == Self.rankedCount * Self.rankCells
+            && (losses + rankHits).allSatisfy(\.isFinite)
+    }
+}

@@ -1,0 +1,103 @@
+import Testing
+@testable import SmartStack
+
+/// The sequence signal: what follows the last one, two and three apps, with back-off, in the
+/// reasons, and within bounded memory.
+@Suite struct SequenceModelTests {
+    /// `c` is used most; every session is "open a, then b" a minute later.
+    func aThenB(days: Int) -> Script {
+        var s = Script()
+        s.configure("home", ["a", "b", "c"])
+        for day in 0..<days {
+            for hour in [9, 11, 13, 15, 17] {
+                s.launch("a", Script.time(day: day, hour, 0))
+                s.launch("b", Script.time(day: day, hour, 1))
+                s.launch("c", Script.time(day: day, hour, 30))
+                s.launch("c", Script.time(day: day, hour, 40))
+            }
+        }
+        return s
+    }
+
+    @Test func aStrongSequencePutsBOnTopRightAfterAAndSaysSo() throws {
+        var s = aThenB(days: 10)
+        s.launch("a", Script.time(day: 10, 10, 0))
+        let r = try s.engine().ranking(stack: "home", at: Script.time(day: 10, 10, 1))
+        #expect(r.top == "b")
+        #expect(r.widgets[0].reasons.contains { $0.text == "after app.a" && $0.contribution > 0 })
+        // After another app, b does not lead.
+        var other = aThenB(days: 10)
+        other.launch("c", Script.time(day: 10, 10, 0))
+        #expect(try other.engine().ranking(stack: "home", at: Script.time(day: 10, 10, 1)).top != "b")
+    }
+
+    @Test func theLastTwoAppsDecideWhenTheLastOneAloneCannot() throws {
+        var s = Script()
+        s.configure("home", ["b", "c"])
+        for day in 0..<12 {
+            for (k, hour) in [9, 11, 13, 15].enumerated() {
+                // x → a → b and y → a → c: after a alone, b and c are equally likely.
+                s.add(Script.time(day: day, hour, 0), .appLaunch(app: k % 2 == 0 ? "app.x" : "app.y"))
+                s.add(Script.time(day: day, hour, 1), .appLaunch(app: "app.a"))
+                s.launch(k % 2 == 0 ? "b" : "c", Script.time(day: day, hour, 2))
+            }
+        }
+        for (first, expected) in [("app.x", "b"), ("app.y", "c")] {
+            var t = s
+            t.add(Script.time(day: 12, 10, 0), .appLaunch(app: first))
+            t.add(Script.time(day: 12, 10, 1), .appLaunch(app: "app.a"))
+            let r = try t.engine().ranking(stack: "home", at: Script.time(day: 12, 10, 2))
+            #expect(r.top == expected)
+            #expect(r.widgets[0].reasons.contains { $0.text == "after \(first), then app.a" }, "\(r.widgets[0].reasons)")
+        }
+    }
+
+    @Test func theRotationFollowsAPredictableSequenceInsideTheDwell() throws {
+        // Each session: a look with "a" on top (its relevance hint says so), "a", another look a
+        // minute later, then "b". The 15-minute dwell would keep a on top; the person's record
+        // earns the rotation.
+        func run(_ rotation: RotationParameters) throws -> [Bool] {
+            let e = try UserEngine(user: "u", policy: PolicySpec(parsing: "contextual"), rotation: rotation)
+            e.record(Event(time: Script.monday, user: "u", payload: .stackConfig(
+                stack: "home", widgets: ["a", "b", "c"].map { WidgetConfig(id: $0, app: "app." + $0) })))
+            var early: [Bool] = []
+            for day in 0..<8 {
+                for hour in [9, 12, 15, 18] {
+                    let t = Script.time(day: day, hour, 0)
+                    e.record(Event(time: t.adding(seconds: -60), user: "u", payload: .relevance(widget: "a", score: 1, duration: 120)))
+                    #expect(try e.decide(stack: "home", at: t).top == "a")
+                    e.record(Event(time: t, user: "u", payload: .screenOn))
+                    e.record(Event(time: t.adding(seconds: 20), user: "u", payload: .appLaunch(app: "app.a")))
+                    let next = t.adding(seconds: 90)
+                    early.append(try e.decide(stack: "home", at: next).top == "b")
+                    e.record(Event(time: next, user: "u", payload: .screenOn))
+                    e.record(Event(time: next.adding(seconds: 20), user: "u", payload: .appLaunch(app: "app.b")))
+                }
+            }
+            return early
+        }
+        let earned = try run(RotationParameters())
+        #expect(earned.suffix(8).allSatisfy { $0 }, "\(earned)")
+        // A fixed dwell mostly keeps a.
+        var fixed = RotationParameters()
+        fixed.earlyRotationConfidence = 1
+        let held = try run(fixed)
+        #expect(held.suffix(8).filter { $0 }.count <= 4, "\(held)")
+    }
+
+    @Test func tenThousandDistinctAppsKeepTheContextsBounded() throws {
+        var s = Script()
+        s.configure("home", ["a", "b"])
+        for k in 0..<10_000 {
+            let t = Script.time(day: k / 1000, 8, 0, second: (k % 1000) * 30)
+            s.add(t, .appLaunch(app: "com.example.app\(k)"))
+            s.launch(k % 3 == 0 ? "a" : "b", t.adding(seconds: 10))
+        }
+        let e = try s.engine()
+        #expect(e.features.sequence.contexts.count <= SequenceModel.maximumContexts)
+        #expect(e.features.sequence.contexts.count > SequenceModel.maximumContexts / 4)
+        let r = try e.ranking(stack: "home", at: Script.time(day: 10, 9, 0))
+        #expect(r.top == "b")
+        #expect(r.widgets.allSatisfy { $0.score.isFinite })
+    }
+}
