@@ -12,51 +12,54 @@ import Bionic
 import Darwin
 #endif
 
-/// The events of a JSONL batch given to `smartstack_record`, all parsed before any is stored.
+/// Records the events of a JSONL batch given to `smartstack_record`.
 ///
-/// A large batch is parsed in two halves at once (split at a line break) when the machine has a
-/// second core: parsing is a fifth of recording, so that keeps the C API's recording rate near
-/// `Engine.record`'s with events already built. Errors read exactly as one pass over the whole
-/// batch reports them: the first bad line, numbered from the start of the batch.
+/// A large batch is cut into pieces at line breaks and parsed on a second thread, piece after
+/// piece, while the calling thread stores the pieces already parsed, all in one transaction of
+/// ``Engine/record(batches:)``: parsing costs about a third of what storing and learning do, and
+/// this takes it off the calling thread. Errors read exactly as one pass over the whole batch
+/// reports them: the first bad line, numbered from the start of the batch, even when storing an
+/// earlier piece failed first; nothing is stored then.
 enum EventBatch {
     /// Name of the batch in error messages (`<events>:3:29: ...`).
     static let name = "<events>"
 
-    /// Batches smaller than this are parsed on the calling thread alone.
-    static let parallelThreshold = 256 * 1024
+    /// Batches smaller than this are parsed on the calling thread alone, before being stored.
+    static let pipelineThreshold = 128 * 1024
 
-    /// The events of `bytes`; no events for blank input.
-    /// - Throws: the `JSONLError` of the first bad line.
-    static func events(_ bytes: UnsafeRawBufferPointer) throws -> [Event] {
-        guard !isBlank(bytes) else { return [] }
-        guard bytes.count >= parallelThreshold, sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1, let split = splitPoint(bytes) else {
-            return try parse(Array(bytes), firstLine: 0)
+    /// Bytes per piece (about 400 events): small, so that storing starts soon.
+    static let pieceSize = 64 * 1024
+
+    /// Records the events of `bytes`; nothing for blank input.
+    /// - Throws: the `JSONLError` of the first bad line, or what ``Engine/record(batches:)`` throws.
+    static func record(_ bytes: UnsafeRawBufferPointer, with engine: Engine) throws -> AppendResult {
+        guard !isBlank(bytes[...]) else { return AppendResult(inserted: 0, duplicates: 0) }
+        guard bytes.count >= pipelineThreshold, sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 else {
+            return try engine.record(try parse(Array(bytes), firstLine: 0).events)
         }
-        let halves = [Array(bytes[..<split]), Array(bytes[split...])]
-        let linesBefore = [0, halves[0].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }]
-        let results = Mutex([Result<[Event], JSONLError>?](repeating: nil, count: 2))
-        DispatchQueue.concurrentPerform(iterations: 2) { half in
-            let result: Result<[Event], JSONLError>
-            do throws(JSONLError) {
-                result = .success(isBlank(halves[half]) ? [] : try parse(halves[half], firstLine: linesBefore[half]))
-            } catch {
-                result = .failure(error)
-            }
-            results.withLock { $0[half] = result }
+        let pieces = Pieces(bytes)
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) { pieces.parseAhead() }
+        // The parsing thread never outlives the call.
+        defer { group.wait() }
+        var taken = 0
+        do {
+            return try engine.record(batches: { () throws -> [Event]? in
+                guard taken < pieces.count else { return nil }
+                defer { taken += 1 }
+                return try pieces.take(taken)
+            })
+        } catch {
+            // One pass parses everything before storing: its bad line wins over a store failure.
+            group.wait()
+            if let bad = pieces.firstFailure() { throw bad }
+            throw error
         }
-        // Out of the lock's storage, so that the first half's array is unique: the second half is
-        // appended to it in place instead of both being copied (and every string retained) anew.
-        let (first, second) = results.withLock { r in
-            defer { r = [nil, nil] }
-            return (r[0]!, r[1]!)
-        }
-        var events = try first.get()
-        events.append(contentsOf: try second.get())
-        return events
     }
 
-    /// Parses one piece whose first line is line `firstLine + 1` of the batch.
-    private static func parse(_ bytes: [UInt8], firstLine: Int) throws(JSONLError) -> [Event] {
+    /// Parses one piece whose first line is line `firstLine + 1` of the batch; also returns the
+    /// number of lines read.
+    private static func parse(_ bytes: [UInt8], firstLine: Int) throws(JSONLError) -> (events: [Event], lines: Int) {
         var reader = JSONLReader(bytes: bytes, name: name)
         var events: [Event] = []
         do {
@@ -66,19 +69,131 @@ enum EventBatch {
             located.line += firstLine
             throw located
         }
-        return events
+        return (events, reader.lineNumber)
     }
 
-    /// Just after the line break nearest the middle; `nil` when there is none, or when the second
-    /// half would start with a byte order mark (which only the batch's first line may carry).
-    private static func splitPoint(_ bytes: UnsafeRawBufferPointer) -> Int? {
-        guard let newline = bytes[(bytes.count / 2)...].firstIndex(of: 0x0A), newline + 1 < bytes.count else { return nil }
-        let start = newline + 1
-        if bytes.count - start >= 3, bytes[start] == 0xEF, bytes[start + 1] == 0xBB, bytes[start + 2] == 0xBF { return nil }
-        return start
-    }
-
-    private static func isBlank<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
+    static func isBlank(_ bytes: Slice<UnsafeRawBufferPointer>) -> Bool {
         !bytes.contains { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A) }
+    }
+
+    /// A batch cut into pieces, and their events. The parsing thread parses pieces in order; the
+    /// calling thread takes them in order to store them and, rather than wait, parses the next
+    /// unclaimed piece itself, so a busy machine that leaves the parsing thread no core costs no
+    /// more than parsing everything first. No piece is claimed after a bad line.
+    private final class Pieces: Sendable {
+        /// A piece's events and number of lines, or its first bad line numbered within the piece.
+        typealias Parsed = Result<Piece, JSONLError>
+
+        struct Piece: Sendable {
+            var events: [Event]
+            var lines: Int
+        }
+
+        private struct State {
+            var results: [Parsed?]
+            var claimed = 0
+            var failed = false
+        }
+
+        let count: Int
+        private let texts: [[UInt8]]
+        private let state: Mutex<State>
+        /// Signalled by the parsing thread after each piece.
+        private let parsed = DispatchSemaphore(value: 0)
+        /// Lines of the pieces taken so far (only the calling thread takes).
+        private let linesTaken = Mutex(0)
+
+        /// Copies the pieces out of the caller's bytes, which the parsing thread must not read.
+        init(_ bytes: UnsafeRawBufferPointer) {
+            texts = Self.ranges(of: bytes).map { Array(bytes[$0]) }
+            count = texts.count
+            state = Mutex(State(results: [Parsed?](repeating: nil, count: texts.count)))
+        }
+
+        /// Runs on the parsing thread.
+        func parseAhead() {
+            while parseNext() { parsed.signal() }
+        }
+
+        /// Piece `i`'s events, parsing later pieces or waiting meanwhile; called for 0, 1, 2... in
+        /// turn. Throws the piece's bad line, which then stops the transaction.
+        func take(_ i: Int) throws(JSONLError) -> [Event] {
+            while true {
+                // A good piece's events are released once stored; a bad one's error stays for firstFailure().
+                let result = state.withLock { s -> Parsed? in
+                    defer { if case .success? = s.results[i] { s.results[i] = nil } }
+                    return s.results[i]
+                }
+                switch result {
+                case .success(let piece)?:
+                    linesTaken.withLock { $0 += piece.lines }
+                    return piece.events
+                case .failure(let error)?:
+                    throw error   // numbered within the piece: `record` reports firstFailure() instead
+                case nil:
+                    if !parseNext() { parsed.wait() }
+                }
+            }
+        }
+
+        /// The first bad line of the batch, if any; call once parsing has ended.
+        func firstFailure() -> JSONLError? {
+            state.withLock { s in
+                var lines = linesTaken.withLock { $0 }
+                for result in s.results {
+                    switch result {
+                    case .success(let piece)?: lines += piece.lines
+                    case .failure(var error)?: error.line += lines; return error
+                    case nil: continue   // taken (good ones only), or never claimed (after a bad line)
+                    }
+                }
+                return nil
+            }
+        }
+
+        /// Claims and parses the next piece; `false` when none is left to claim.
+        private func parseNext() -> Bool {
+            guard let i = state.withLock({ s -> Int? in
+                guard !s.failed, s.claimed < count else { return nil }
+                defer { s.claimed += 1 }
+                return s.claimed
+            }) else { return false }
+            let text = texts[i]
+            let result: Parsed
+            do throws(JSONLError) {
+                if text.withUnsafeBytes({ isBlank($0[...]) }) {
+                    result = .success(Piece(events: [], lines: text.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }))
+                } else {
+                    let (events, lines) = try parse(text, firstLine: 0)
+                    result = .success(Piece(events: events, lines: lines))
+                }
+            } catch {
+                result = .failure(error)
+            }
+            state.withLock { s in
+                s.results[i] = result
+                if case .failure = result { s.failed = true }
+            }
+            return true
+        }
+
+        /// The pieces of `text`, each ending just after a line break at least ``pieceSize`` bytes
+        /// in (the last at the end). No piece but the first starts with a byte order mark, which
+        /// only the batch's first line may carry: such a line stays inside the piece before.
+        private static func ranges(of text: UnsafeRawBufferPointer) -> [Range<Int>] {
+            var ranges: [Range<Int>] = []
+            var start = 0
+            var end = min(text.count, pieceSize)
+            while end < text.count {
+                guard let newline = text[end...].firstIndex(of: 0x0A) else { break }
+                end = newline + 1
+                if text.count - end >= 3, text[end] == 0xEF, text[end + 1] == 0xBB, text[end + 2] == 0xBF { continue }
+                ranges.append(start..<end)
+                start = end
+                end = min(text.count, start + pieceSize)
+            }
+            ranges.append(start..<text.count)
+            return ranges
+        }
     }
 }
