@@ -27,8 +27,9 @@ enum EventBatch {
     /// Batches smaller than this are parsed on the calling thread alone, before being stored.
     static let pipelineThreshold = 128 * 1024
 
-    /// Bytes per piece (about 400 events): small, so that storing starts soon.
-    static let pieceSize = 64 * 1024
+    /// Bytes per piece (about 300 events): small, so that storing starts soon and a piece
+    /// parsed twice costs little.
+    static let pieceSize = 32 * 1024
 
     /// Records the events of `bytes`; nothing for blank input.
     /// - Throws: the `JSONLError` of the first bad line, or what ``Engine/record(batches:)`` throws.
@@ -76,10 +77,12 @@ enum EventBatch {
         !bytes.contains { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A) }
     }
 
-    /// A batch cut into pieces, and their events. The parsing thread parses pieces in order; the
-    /// calling thread takes them in order to store them and, rather than wait, parses the next
-    /// unclaimed piece itself, so a busy machine that leaves the parsing thread no core costs no
-    /// more than parsing everything first. No piece is claimed after a bad line.
+    /// A batch cut into pieces, and their events. The parsing thread claims and parses pieces in
+    /// order; the calling thread takes them in order to store them and never waits: when the piece
+    /// it needs is not parsed yet, it parses the next unclaimed piece itself, or, when none is
+    /// left, the one the parsing thread is still on (whichever copy ends first is used). A
+    /// parsing thread left without a core therefore delays nothing, and an idle machine costs
+    /// at most one piece parsed twice. No piece is claimed after a bad line.
     private final class Pieces: Sendable {
         /// A piece's events and number of lines, or its first bad line numbered within the piece.
         typealias Parsed = Result<Piece, JSONLError>
@@ -89,8 +92,14 @@ enum EventBatch {
             var lines: Int
         }
 
+        private enum Slot {
+            case unclaimed, claimed, parsed(Parsed)
+            /// Stored: the events are released, the count of lines stays for firstFailure().
+            case taken(lines: Int)
+        }
+
         private struct State {
-            var results: [Parsed?]
+            var slots: [Slot]
             var claimed = 0
             var failed = false
         }
@@ -98,83 +107,80 @@ enum EventBatch {
         let count: Int
         private let texts: [[UInt8]]
         private let state: Mutex<State>
-        /// Signalled by the parsing thread after each piece.
-        private let parsed = DispatchSemaphore(value: 0)
-        /// Lines of the pieces taken so far (only the calling thread takes).
-        private let linesTaken = Mutex(0)
 
         /// Copies the pieces out of the caller's bytes, which the parsing thread must not read.
         init(_ bytes: UnsafeRawBufferPointer) {
             texts = Self.ranges(of: bytes).map { Array(bytes[$0]) }
             count = texts.count
-            state = Mutex(State(results: [Parsed?](repeating: nil, count: texts.count)))
+            state = Mutex(State(slots: [Slot](repeating: .unclaimed, count: texts.count)))
         }
 
         /// Runs on the parsing thread.
         func parseAhead() {
-            while parseNext() { parsed.signal() }
+            while let i = state.withLock({ Self.claimNext(&$0, count: count) }) { keep(parse(i), of: i) }
         }
 
-        /// Piece `i`'s events, parsing later pieces or waiting meanwhile; called for 0, 1, 2... in
-        /// turn. Throws the piece's bad line, which then stops the transaction.
+        /// Piece `i`'s events; called for 0, 1, 2... in turn. Throws the piece's bad line
+        /// (numbered within the piece: `record` reports firstFailure() instead).
         func take(_ i: Int) throws(JSONLError) -> [Event] {
             while true {
-                // A good piece's events are released once stored; a bad one's error stays for firstFailure().
-                let result = state.withLock { s -> Parsed? in
-                    defer { if case .success? = s.results[i] { s.results[i] = nil } }
-                    return s.results[i]
+                let ready = state.withLock { s -> Parsed? in
+                    guard case .parsed(let result) = s.slots[i] else { return nil }
+                    if case .success(let piece) = result { s.slots[i] = .taken(lines: piece.lines) }
+                    return result
                 }
-                switch result {
-                case .success(let piece)?:
-                    linesTaken.withLock { $0 += piece.lines }
-                    return piece.events
-                case .failure(let error)?:
-                    throw error   // numbered within the piece: `record` reports firstFailure() instead
-                case nil:
-                    if !parseNext() { parsed.wait() }
-                }
+                if let ready { return try ready.get().events }
+                let k = state.withLock { Self.claimNext(&$0, count: count) } ?? i
+                keep(parse(k), of: k)
             }
         }
 
-        /// The first bad line of the batch, if any; call once parsing has ended.
+        /// The first bad line of the batch, numbered from its start, if any; call once parsing has ended.
         func firstFailure() -> JSONLError? {
             state.withLock { s in
-                var lines = linesTaken.withLock { $0 }
-                for result in s.results {
-                    switch result {
-                    case .success(let piece)?: lines += piece.lines
-                    case .failure(var error)?: error.line += lines; return error
-                    case nil: continue   // taken (good ones only), or never claimed (after a bad line)
+                var lines = 0
+                for slot in s.slots {
+                    switch slot {
+                    case .taken(let n): lines += n
+                    case .parsed(.success(let piece)): lines += piece.lines
+                    case .parsed(.failure(var error)): error.line += lines; return error
+                    case .unclaimed, .claimed: return nil   // only after a bad line
                     }
                 }
                 return nil
             }
         }
 
-        /// Claims and parses the next piece; `false` when none is left to claim.
-        private func parseNext() -> Bool {
-            guard let i = state.withLock({ s -> Int? in
-                guard !s.failed, s.claimed < count else { return nil }
-                defer { s.claimed += 1 }
-                return s.claimed
-            }) else { return false }
+        private static func claimNext(_ s: inout State, count: Int) -> Int? {
+            guard !s.failed, s.claimed < count else { return nil }
+            s.slots[s.claimed] = .claimed
+            defer { s.claimed += 1 }
+            return s.claimed
+        }
+
+        /// The first copy of a piece parsed is kept.
+        private func keep(_ result: Parsed, of i: Int) {
+            state.withLock { s in
+                switch s.slots[i] {
+                case .parsed, .taken: return
+                case .unclaimed, .claimed:
+                    s.slots[i] = .parsed(result)
+                    if case .failure = result { s.failed = true }
+                }
+            }
+        }
+
+        private func parse(_ i: Int) -> Parsed {
             let text = texts[i]
-            let result: Parsed
             do throws(JSONLError) {
                 if text.withUnsafeBytes({ isBlank($0[...]) }) {
-                    result = .success(Piece(events: [], lines: text.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }))
-                } else {
-                    let (events, lines) = try parse(text, firstLine: 0)
-                    result = .success(Piece(events: events, lines: lines))
+                    return .success(Piece(events: [], lines: text.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }))
                 }
+                let (events, lines) = try EventBatch.parse(text, firstLine: 0)
+                return .success(Piece(events: events, lines: lines))
             } catch {
-                result = .failure(error)
+                return .failure(error)
             }
-            state.withLock { s in
-                s.results[i] = result
-                if case .failure = result { s.failed = true }
-            }
-            return true
         }
 
         /// The pieces of `text`, each ending just after a line break at least ``pieceSize`` bytes
