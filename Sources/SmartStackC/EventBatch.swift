@@ -1,6 +1,5 @@
 import Dispatch
 import SmartStack
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -36,7 +35,7 @@ enum EventBatch {
     static func record(_ bytes: UnsafeRawBufferPointer, with engine: Engine) throws -> AppendResult {
         guard !isBlank(bytes[...]) else { return AppendResult(inserted: 0, duplicates: 0) }
         guard bytes.count >= pipelineThreshold, sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 else {
-            return try engine.record(try parse(Array(bytes), firstLine: 0).events)
+            return try engine.record(try parse(Array(bytes)).events)
         }
         let pieces = Pieces(bytes)
         let group = DispatchGroup()
@@ -58,18 +57,11 @@ enum EventBatch {
         }
     }
 
-    /// Parses one piece whose first line is line `firstLine + 1` of the batch; also returns the
-    /// number of lines read.
-    private static func parse(_ bytes: [UInt8], firstLine: Int) throws(JSONLError) -> (events: [Event], lines: Int) {
+    /// The events of `bytes` and the number of lines read; errors are numbered from its first line.
+    private static func parse(_ bytes: [UInt8]) throws(JSONLError) -> (events: [Event], lines: Int) {
         var reader = JSONLReader(bytes: bytes, name: name)
         var events: [Event] = []
-        do {
-            while let event = try reader.next() { events.append(event) }
-        } catch {
-            var located = error
-            located.line += firstLine
-            throw located
-        }
+        while let event = try reader.next() { events.append(event) }
         return (events, reader.lineNumber)
     }
 
@@ -106,13 +98,14 @@ enum EventBatch {
 
         let count: Int
         private let texts: [[UInt8]]
-        private let state: Mutex<State>
+        /// A POSIX mutex rather than `Mutex`, so that ThreadSanitizer sees the lock (see `EngineLock`).
+        private let state: EngineLock<State>
 
         /// Copies the pieces out of the caller's bytes, which the parsing thread must not read.
         init(_ bytes: UnsafeRawBufferPointer) {
             texts = Self.ranges(of: bytes).map { Array(bytes[$0]) }
             count = texts.count
-            state = Mutex(State(slots: [Slot](repeating: .unclaimed, count: texts.count)))
+            state = EngineLock(State(slots: [Slot](repeating: .unclaimed, count: texts.count)))
         }
 
         /// Runs on the parsing thread.
@@ -176,7 +169,7 @@ enum EventBatch {
                 if text.withUnsafeBytes({ isBlank($0[...]) }) {
                     return .success(Piece(events: [], lines: text.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }))
                 }
-                let (events, lines) = try EventBatch.parse(text, firstLine: 0)
+                let (events, lines) = try EventBatch.parse(text)
                 return .success(Piece(events: events, lines: lines))
             } catch {
                 return .failure(error)
