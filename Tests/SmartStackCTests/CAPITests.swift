@@ -115,14 +115,18 @@ import Testing
         }, engine)
     }
 
-    /// A large batch (parsed in two halves at once) records what one pass over it would, and a
-    /// bad batch fails with the error one pass reports first: same line, column and message.
+    /// A large batch (parsed piece by piece while earlier pieces are stored) records what one
+    /// pass over it would, and a bad batch fails with the error one pass reports first (same
+    /// line, column and message) and stores nothing, whichever piece holds the bad line.
     @Test(arguments: [
         [:] as [Int: String],                                          // valid: every event stored
         [2_900: #"{"time":"2026-03-02T08:00:00","type":"screen_on"}"#],  // a bad line in the second half
         [100: #"{"type":"screen_on"}"#, 2_900: "{"],                    // bad lines in both halves: the first counts
         [1_501: "\u{FEFF}" + #"{"time":"2026-03-02T08:00:00Z","type":"screen_on"}"#],   // a byte order mark past line 1
         [2_999: "", 3_000: "   "],                                      // blank lines at the end
+        [2: "{", 2_999: "{"],                                           // a bad line in the first piece
+        [2_999: "{"],                                                   // a bad line in the last piece
+        Dictionary(uniqueKeysWithValues: (1_000..<1_050).map { ($0, String(repeating: " ", count: 4_000)) }),   // blank pieces
     ])
     func largeBatchesReadAsOnePass(changes: [Int: String]) throws {
         var lines: [String] = []
@@ -130,7 +134,7 @@ import Testing
             lines.append(changes[i] ?? #"{"time":"2026-03-02T08:00:00-05:00","type":"app_launch","user":"u\#(i % 7)","id":"\#(i)","app":"com.example.app\#(i % 13)"}"#)
         }
         let batch = Array((lines.joined(separator: "\n") + "\n").utf8)
-        #expect(batch.count > EventBatch.parallelThreshold)
+        #expect(batch.count > EventBatch.pipelineThreshold)
         var reader = JSONLReader(bytes: batch, name: EventBatch.name)
         var expected: Result<Int, JSONLError> = .success(0)
         do {
@@ -148,11 +152,31 @@ import Testing
         }
         switch expected {
         case .success(let count):
-            #expect(status == SMARTSTACK_OK && inserted == UInt64(count) && count > 2_990)
+            let blank = changes.values.filter { $0.allSatisfy(\.isWhitespace) }.count
+            #expect(status == SMARTSTACK_OK && inserted == UInt64(count) && count == 3_000 - blank)
         case .failure(let error):
             #expect(status == SMARTSTACK_ERROR_INVALID_EVENT && inserted == 0)
             #expect(String(cString: smartstack_last_error(engine)) == error.description)
+            #expect(try EngineHandles.engine(engine).store.statistics().events == 0)
         }
+    }
+
+    /// A bad line is reported even when storing the pieces before it failed first (here: the
+    /// engine was closed), as one pass that parses everything before storing reports it.
+    @Test func aBadLineWinsOverAFailureToStore() throws {
+        let good = #"{"time":"2026-03-02T08:00:00-05:00","type":"app_launch","user":"u","app":"com.example.app"}"#
+        var lines = [String](repeating: good, count: 3_000)
+        let engine = try Engine(path: ":memory:")
+        try engine.close()
+        let valid = Array((lines.joined(separator: "\n") + "\n").utf8)
+        #expect(valid.count > 2 * EventBatch.pipelineThreshold)
+        #expect(throws: EngineError.self) { try valid.withUnsafeBytes { try EventBatch.record($0, with: engine) } }
+        lines[2_800] = #"{"time":"2026-03-02T08:00:00","type":"screen_on"}"#
+        let bad = Array((lines.joined(separator: "\n") + "\n").utf8)
+        var reader = JSONLReader(bytes: bad, name: EventBatch.name)
+        let expected = #expect(throws: JSONLError.self) { while try reader.next() != nil {} }
+        let reported = #expect(throws: JSONLError.self) { try bad.withUnsafeBytes { try EventBatch.record($0, with: engine) } }
+        #expect(reported?.description == expected?.description && expected?.line == 2_801)
     }
 
     /// Ids with quotes, backslashes, control characters and characters beyond U+FFFF come back

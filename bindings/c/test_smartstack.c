@@ -189,7 +189,7 @@ static void test_record(void) {
     OK(smartstack_close(engine), engine);
 }
 
-/* A batch large enough to be parsed in two halves at once: all stored, or the first bad line named. */
+/* A batch large enough to be parsed in pieces while earlier pieces are stored: all stored, or the first bad line named. */
 static void test_large_batch(void) {
     enum { LINES = 3000 };
     size_t capacity = (size_t)LINES * 160, length = 0;
@@ -200,12 +200,12 @@ static void test_large_batch(void) {
                                    "\"id\":\"%d\",\"app\":\"com.example.application.number%d\"}\n",
                                    i / 60 % 24, i % 60, i % 7, i, i % 13);
     }
-    CHECK(length > 256 * 1024, "the batch is %zu bytes, too small to be split", length);
+    CHECK(length > 256 * 1024, "the batch is %zu bytes, too small to be cut into pieces", length);
     smartstack_engine *engine = open_memory();
     uint64_t inserted = 0;
     OK(smartstack_record(engine, batch, length, &inserted, NULL), engine);
     CHECK(inserted == LINES, "a large batch stored %llu of %d events", (unsigned long long)inserted, LINES);
-    /* Line 2900 (in the second half) loses its offset: nothing of a second batch is stored. */
+    /* Line 2900 (in a late piece) loses its offset: nothing of a second batch is stored. */
     char *line = batch;
     for (int i = 1; i < 2900; i++) line = strchr(line, '\n') + 1;
     memcpy(strstr(line, "-05:00\""), "\"      ", 7);

@@ -126,11 +126,34 @@ public final class Engine: Sendable {
     /// - Complexity: O(n) amortised for n events, plus the append's O(n log N).
     @discardableResult
     public func record(_ events: [Event]) throws -> AppendResult {
-        guard !events.isEmpty else { return AppendResult(inserted: 0, duplicates: 0) }
+        var pending: [Event]? = events
+        return try record(batches: {
+            defer { pending = nil }
+            return pending
+        })
+    }
+
+    /// Records every event produced by `nextBatch`, batch after batch, in one transaction (all
+    /// or nothing), then updates their users' states as `record(_ events:)` does. The C API
+    /// parses batch k+1 of a JSONL text while batch k is being stored.
+    ///
+    /// `nextBatch` is called until it returns `nil`, the first time before the writer lock is
+    /// taken and then inside the store's transaction, so it must not use this engine or its store.
+    /// Users first seen after the first batch and not loaded yet are loaded from the log once it
+    /// is committed (their state is then a replay of the log, which already holds their events).
+    /// - Throws: what `nextBatch` throws, unchanged, or as `record(_ events:)`; nothing is
+    ///   stored and no state changes then.
+    @discardableResult
+    package func record(batches nextBatch: () throws -> [Event]?) throws -> AppendResult {
+        var first: [Event] = []
+        while first.isEmpty {
+            guard let batch = try nextBatch() else { return AppendResult(inserted: 0, duplicates: 0) }
+            first = batch
+        }
         return try writer.withLock { w throws -> AppendResult in
             try Self.checkOpen(w)
             var users: [String: UserSlot] = [:]
-            for event in events where users[event.user] == nil {
+            for event in first where users[event.user] == nil {
                 users[event.user] = try loadSlot(event.user, writer: &w)
             }
             let before = try store.nextSequenceNumber()
@@ -138,29 +161,60 @@ public final class Engine: Sendable {
                 // Another process appended: bring every loaded user up to date first.
                 for slot in slots.withLock({ Array($0.values) }) { try catchUp(slot) }
             }
-            let result = try store.append(events)
+            // The batches as they came (joining them would copy every event).
+            var batches: [[Event]] = []
+            var count = 0
+            var unloaded: [String] = [], isUnloaded: Set<String> = []
+            var pending: [Event]? = first
+            let result = try store.append(batches: {
+                // The store is busy inside this closure, so users of later batches that are not
+                // loaded are loaded once it commits.
+                guard let batch = try pending ?? nextBatch() else { return nil }
+                if pending == nil {
+                    var previous: String?
+                    for event in batch where event.user != previous {
+                        previous = event.user
+                        guard users[event.user] == nil && !isUnloaded.contains(event.user) else { continue }
+                        if let slot = slots.withLock({ $0[event.user] }) {
+                            users[event.user] = slot
+                        } else {
+                            unloaded.append(event.user)
+                            isUnloaded.insert(event.user)
+                        }
+                    }
+                }
+                pending = nil
+                batches.append(batch)
+                count += batch.count
+                return batch
+            })
             let after = try store.nextSequenceNumber()
             w.expectedNext = after
-            if result.inserted == events.count && after - before == Int64(events.count) {
+            if result.inserted == count && after - before == Int64(count) {
                 // Every event stored, with consecutive sequence numbers from `before`.
-                var i = 0
-                while i < events.count {
-                    let user = events[i].user
-                    var j = i + 1
-                    while j < events.count && events[j].user == user { j += 1 }
-                    let slot = users[user]!
-                    let first = before + Int64(i)
-                    let range = i..<j
-                    let save = slot.state.withLock { s -> SaveRequest? in
-                        guard let engine = s.engine else { return nil }
-                        for k in range { engine.record(events[k]) }
-                        s.appliedThrough = first + Int64(range.count) - 1
-                        s.unsaved += range.count
-                        s.isDirty = true
-                        return s.unsaved >= saveInterval ? s.saveRequest() : nil
+                var first = before
+                for events in batches {
+                    var i = 0
+                    while i < events.count {
+                        let user = events[i].user
+                        var j = i + 1
+                        while j < events.count && events[j].user == user { j += 1 }
+                        if let slot = users[user] {
+                            let range = i..<j
+                            let last = first + Int64(range.count) - 1
+                            let save = slot.state.withLock { s -> SaveRequest? in
+                                guard let engine = s.engine else { return nil }
+                                for k in range { engine.record(events[k]) }
+                                s.appliedThrough = last
+                                s.unsaved += range.count
+                                s.isDirty = true
+                                return s.unsaved >= saveInterval ? s.saveRequest() : nil
+                            }
+                            if let save { persistPeriodically(save, user: user, slot: slot) }
+                        }
+                        first += Int64(j - i)
+                        i = j
                     }
-                    if let save { persistPeriodically(save, user: user, slot: slot) }
-                    i = j
                 }
             } else {
                 // Duplicates were skipped or sequence numbers interleaved: read back what the log holds.
@@ -168,7 +222,24 @@ public final class Engine: Sendable {
                     if let save = try catchUp(slot), save.unsaved >= saveInterval { persistPeriodically(save, user: user, slot: slot) }
                 }
             }
+            loadAfterAppend(unloaded, writer: &w)
             return result
+        }
+    }
+
+    /// Loads users whose events were just stored before their state was loaded: the load replays
+    /// the log, events included. The events are stored, so a failure must not fail the call; the
+    /// user then stays unloaded and their first use loads them the same way.
+    private func loadAfterAppend(_ users: [String], writer w: inout WriterState) {
+        for user in users {
+            do {
+                let slot = try loadSlot(user, writer: &w)
+                if let save = slot.state.withLock({ s in s.unsaved >= saveInterval ? s.saveRequest() : nil }) {
+                    persistPeriodically(save, user: user, slot: slot)
+                }
+            } catch {
+                notice("could not load the state of user '\(user)' after recording their events (\(error)); it is loaded at its next use")
+            }
         }
     }
 

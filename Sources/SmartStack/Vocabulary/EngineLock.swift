@@ -6,7 +6,7 @@ import Musl
 import Darwin
 #endif
 
-/// A value behind a POSIX mutex: the engine's locks.
+/// A value behind a POSIX mutex: the engine's locks (and the C API's, hence `package`).
 ///
 /// Why not `Mutex` (Synchronization): on Linux it locks with raw futex system calls that
 /// ThreadSanitizer does not intercept, so every access it guards is reported as a race (checked
@@ -18,11 +18,11 @@ import Darwin
 /// and read or written only inside ``withLock(_:)``, between lock and unlock. A value that is not
 /// `Sendable` (a `UserEngine`) must be handed in at `init` and never escape `withLock` (the
 /// engine only returns `Sendable` results from it).
-final class EngineLock<Value>: @unchecked Sendable {
+package final class EngineLock<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 
-    init(_ value: consuming sending Value) {
+    package init(_ value: consuming sending Value) {
         self.value = value
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -37,7 +37,7 @@ final class EngineLock<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` with exclusive access to the value.
-    func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+    package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

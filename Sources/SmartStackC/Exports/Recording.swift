@@ -33,9 +33,7 @@ public func smartstack_record(_ engine: OpaquePointer?, _ jsonl: UnsafePointer<C
     outDuplicates?.pointee = 0
     return call(engine) { engine in
         guard let jsonl else { throw CallFailure(SMARTSTACK_ERROR_NULL_ARGUMENT, "jsonl is NULL") }
-        let events = try EventBatch.events(UnsafeRawBufferPointer(start: jsonl, count: try Arguments.size(length, "length")))
-        guard !events.isEmpty else { return }
-        let result = try engine.record(events)
+        let result = try EventBatch.record(UnsafeRawBufferPointer(start: jsonl, count: try Arguments.size(length, "length")), with: engine)
         outInserted?.pointee = UInt64(result.inserted)
         outDuplicates?.pointee = UInt64(result.duplicates)
     }
