@@ -46,6 +46,25 @@ import Testing
         #expect(saved.sequence == (try store.lastSequence()))
     }
 
+    @Test func withCoarseLocationsTheLiveStateIsTheOneTheLogRebuilds() throws {
+        let dir = try HostTemporaryDirectory()
+        let engine = try Engine(path: dir.database, storeOptions: EventStore.Options(coarsensLocations: true))
+        #expect(allEvents().contains { if case .location = $0.payload { true } else { false } })
+        try engine.record(allEvents())
+        let live = try answers(engine)
+        try engine.flush()
+        func saved() throws -> [[UInt8]] {
+            try users.map { try #require(try engine.store.loadState(user: $0, key: engine.stateKey)).blob }
+        }
+        let learned = try saved()
+        // Rebuilt from the log, which holds coarsened fixes only: the same state, byte for byte
+        // (fine positions never reach the saved state either).
+        _ = try engine.rebuild()
+        try engine.flush()
+        #expect(try saved() == learned)
+        #expect(try answers(engine) == live)
+    }
+
     @Test func restartAnswersFromTheSavedStateWithEqualRankings() throws {
         let dir = try HostTemporaryDirectory()
         let first = try Engine(path: dir.database)

@@ -192,6 +192,7 @@ public final class Engine: Sendable {
             w.expectedNext = after
             if result.inserted == count && after - before == Int64(count) {
                 // Every event stored, with consecutive sequence numbers from `before`.
+                let coarsens = store.options.coarsensLocations
                 var first = before
                 for events in batches {
                     var i = 0
@@ -204,7 +205,11 @@ public final class Engine: Sendable {
                             let last = first + Int64(range.count) - 1
                             let save = slot.state.withLock { s -> SaveRequest? in
                                 guard let engine = s.engine else { return nil }
-                                for k in range { engine.record(events[k]) }
+                                if coarsens {
+                                    for k in range { engine.record(EventColumns.stored(events[k], coarsensLocations: true)) }
+                                } else {
+                                    for k in range { engine.record(events[k]) }
+                                }
                                 s.appliedThrough = last
                                 s.unsaved += range.count
                                 s.isDirty = true

@@ -83,6 +83,17 @@ enum EventColumns {
         ((lat * 1000).rounded() / 1000, (lon * 1000).rounded() / 1000, accuracy.map { max($0, 100) })
     }
 
+    /// `event` as a store with `coarsensLocations` keeps it: a location coarsened, anything else
+    /// unchanged. What the engine learns from must be what the log holds, or a state rebuilt from
+    /// the log would differ from the live one (and fine positions would reach the saved state).
+    static func stored(_ event: Event, coarsensLocations: Bool) -> Event {
+        guard coarsensLocations, case let .location(lat, lon, accuracy) = event.payload else { return event }
+        let coarse = coarsened(lat: lat, lon: lon, accuracy: accuracy)
+        var copy = event
+        copy.payload = .location(lat: coarse.lat, lon: coarse.lon, accuracy: coarse.accuracy)
+        return copy
+    }
+
     /// Why a stored row cannot be read back as an event.
     struct RowError: Error {
         var message: String
