@@ -104,6 +104,24 @@ import SmartStackDatasets
         #expect(Self.refusal([], "empty.partial") == "empty.partial: not a complete partial file (empty)")
     }
 
+    @Test func userLinesParsedInParallelBatchesMergeTheSameAndNameTheFirstBadLine() throws {
+        let events = syntheticDataset(users: 40, days: 3, seed: 6)
+        let policies = [staticFactory, recentFactory()]
+        let whole = try Evaluator(options: Fixture.options()).evaluate(.events(events, name: "syn"), policies: policies)
+        let bytes = try Evaluator(options: Fixture.options()).partial(.events(events, name: "syn"), policies: policies).encoded()
+        // Batches of a few lines each, parsed on 3 threads: every user, in order, as read alone.
+        let reader = try PartialReader(bytes: bytes, name: "p.partial", threads: 3, batchBytes: 3000)
+        let merged = try Evaluator.merge([reader], name: "syn", sources: whole.dataset.sources, threads: 3)
+        #expect(try Self.rendered(merged) == Self.rendered(whole))
+        // Lines 10 and 30 (users 9 and 29) damaged: the error names line 10, the first in the file.
+        var lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        for k in [9, 29] { lines[k] = lines[k].replacingOccurrences(of: "\"events\":", with: "\"evenst\":") }
+        let damaged = try PartialReader(bytes: Array(lines.joined(separator: "\n").utf8), name: "d.partial", threads: 3, batchBytes: 3000)
+        do { while try damaged.next() != nil {}; Issue.record("read a damaged line") } catch {
+            #expect(error.message.hasPrefix("d.partial:10:") && error.message.contains("expected key 'events' but found 'evenst'"))
+        }
+    }
+
     static func refusal(_ bytes: [UInt8], _ name: String) -> String {
         do { _ = try PartialEvaluation(bytes: bytes, name: name); return "" } catch { return "\(error)" }
     }

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 // Internal: the values of spans the scanner has checked: strings with their escapes decoded,
 // numbers as exact doubles.
 
@@ -91,21 +97,29 @@ extension JSONScanner {
 
     /// The exact `Double` of the number `span` (infinite when too large for a double).
     func double(_ span: JSONValueSpan) -> Double {
-        var i = span.start
-        let end = span.end
+        JSONNumber.value(bytes, from: span.start, to: span.end)
+    }
+}
+
+/// Numbers of JSON text, read exactly: the event scanner's and the partial reader's.
+package enum JSONNumber {
+    /// The exact `Double` of `bytes[start..<end]`, which must be a JSON number (grammar already
+    /// checked); infinite when too large for a double.
+    package static func value(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Double {
+        var i = start
         var negative = false
         if bytes[i] == UInt8(ascii: "-") { negative = true; i += 1 }
         var mantissa: UInt64 = 0
         var digits = 0
         var exponent = 0
-        while i < end, Self.isDigit(bytes[i]) {
+        while i < end, JSONScanner.isDigit(bytes[i]) {
             if mantissa != 0 || bytes[i] != 48 { digits += 1 }
             mantissa = mantissa &* 10 &+ UInt64(bytes[i] - 48)
             i += 1
         }
         if i < end, bytes[i] == UInt8(ascii: ".") {
             i += 1
-            while i < end, Self.isDigit(bytes[i]) {
+            while i < end, JSONScanner.isDigit(bytes[i]) {
                 if mantissa != 0 || bytes[i] != 48 { digits += 1 }
                 mantissa = mantissa &* 10 &+ UInt64(bytes[i] - 48)
                 exponent -= 1
@@ -133,6 +147,16 @@ extension JSONScanner {
                 return negative ? -value : value
             }
         }
-        return Double(String(decoding: content(of: span), as: UTF8.self)) ?? .nan
+        // Otherwise strtod on a NUL-terminated copy on the stack (no String to allocate); the
+        // standard library's parser if strtod stops early (a locale with another decimal point).
+        let count = end - start
+        let parsed: Double? = withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { text in
+            UnsafeMutableRawBufferPointer(text).copyMemory(from: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[start..<end])))
+            text[count] = 0
+            var stop: UnsafeMutablePointer<CChar>?
+            let v = strtod(text.baseAddress!, &stop)
+            return stop == text.baseAddress! + count ? v : nil
+        }
+        return parsed ?? Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)) ?? .nan
     }
 }

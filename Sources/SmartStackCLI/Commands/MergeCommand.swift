@@ -41,7 +41,7 @@ public struct MergeCommand: SubcommandProtocol, Hashable {
             ("--json", "Print report.json to stdout instead of the table."),
             ("--name <name>", "The report's dataset name (default: the first partial's)."),
             ("--source <s>", "A source the report lists (repeatable; default: every partial's sources)."),
-            ("--threads <n>", "Threads of the bootstrap; results do not depend on it (default: all cores)."),
+            ("--threads <n>", "Threads reading the partials and of the bootstrap; results do not depend on it (default: all cores)."),
             ("-h, --help", "Show help information."),
         ]))
         """

@@ -156,7 +156,7 @@ extension Evaluator {
     public static func merge(files: [String], name: String? = nil, sources: [String]? = nil,
                              threads: Int = ReplayOptions.availableCores) throws -> EvaluationReport {
         var readers: [PartialReader] = []
-        for path in files { readers.append(try PartialReader(path: path)) }
+        for path in files { readers.append(try PartialReader(path: path, threads: threads)) }
         return try merge(readers, name: name, sources: sources, threads: threads)
     }
 
@@ -164,7 +164,7 @@ extension Evaluator {
     public static func merge(_ partials: [PartialEvaluation], labels: [String]? = nil, name: String? = nil,
                              sources: [String]? = nil, threads: Int = ReplayOptions.availableCores) throws -> EvaluationReport {
         let labels = labels ?? partials.indices.map { "partial \($0 + 1)" }
-        let readers = try partials.indices.map { try PartialReader(bytes: partials[$0].encoded(), name: labels[$0]) }
+        let readers = try partials.indices.map { try PartialReader(bytes: partials[$0].encoded(), name: labels[$0], threads: threads) }
         return try merge(readers, name: name, sources: sources, threads: threads)
     }
 

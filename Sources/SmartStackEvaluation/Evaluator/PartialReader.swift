@@ -3,13 +3,17 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Dispatch
+import Synchronization
 import SmartStack
 import SmartStackDatasets
 
 /// A partial file (plain or gzip) read one user at a time: the header when opened, then each
 /// `next()` parses one user line; after the last, the timeline line and the trailer are read and
 /// the checksum and counts checked. `merge` reads all partials side by side this way, so a
-/// partial is never held whole in memory. Errors name the file (and line and column).
+/// partial is never held whole in memory. User lines are read a batch at a time and parsed on
+/// `threads` threads (the merge's serial part is mostly parsing). Errors name the file (and
+/// line and column), the first in file order.
 final class PartialReader {
     /// The file's name in errors.
     let file: String
@@ -21,23 +25,30 @@ final class PartialReader {
     private var usersRead = 0
     private var lastUser: String?
     private var isFinished = false
+    private let threads: Int
+    /// Users parsed but not yet handed out, the next last.
+    private var parsed: [UserReplayResult] = []
+    /// The bytes of user lines a batch collects before it is parsed (tests use small batches).
+    private let batchBytes: Int
 
-    /// Opens `path` and reads its header.
-    convenience init(path: String) throws(EvaluationError) {
+    /// Opens `path` and reads its header; user lines are parsed on `threads` threads.
+    convenience init(path: String, threads: Int = 1) throws(EvaluationError) {
         let source: any JSONLByteSource
         do { source = GzipByteSource(try JSONLFileSource(path: path)) } catch {
             throw EvaluationError("cannot read partial: \(error)")
         }
-        try self.init(source: source, name: path)
+        try self.init(source: source, name: path, threads: threads, batchBytes: 1 << 20)
     }
 
     /// Reads partial bytes held in memory; `name` is used in errors.
-    convenience init(bytes: [UInt8], name: String) throws(EvaluationError) {
-        try self.init(source: GzipByteSource(MemoryByteSource(bytes)), name: name)
+    convenience init(bytes: [UInt8], name: String, threads: Int = 1, batchBytes: Int = 1 << 20) throws(EvaluationError) {
+        try self.init(source: GzipByteSource(MemoryByteSource(bytes)), name: name, threads: threads, batchBytes: batchBytes)
     }
 
-    private init(source: any JSONLByteSource, name: String) throws(EvaluationError) {
+    private init(source: any JSONLByteSource, name: String, threads: Int, batchBytes: Int) throws(EvaluationError) {
         file = name
+        self.threads = max(1, threads)
+        self.batchBytes = max(1, batchBytes)
         lines = PartialLines(source, file: name)
         guard let first = try lines.next() else {
             throw EvaluationError("\(name): not a complete partial file (empty)")
@@ -56,24 +67,64 @@ final class PartialReader {
     ///
     /// - Throws: `EvaluationError` when the file is cut short, altered or corrupt.
     func next() throws(EvaluationError) -> UserReplayResult? {
-        guard !isFinished else { return nil }
-        guard let line = try lines.next() else { throw incomplete() }
-        var s = PartialScanner(line, file: file, line: lines.lineNumber)
-        if Self.starts(line, with: "{\"user\":") {
-            let u = try PartialEvaluation.readUser(&s, policies: header.policies.count)
+        if parsed.isEmpty, !isFinished { try readBatch() }
+        return parsed.popLast()
+    }
+
+    /// Reads user lines up to `batchBytes` (or to the timeline line), parses them in parallel,
+    /// then checks their order; after the last user, reads the timeline and the trailer.
+    private func readBatch() throws(EvaluationError) {
+        var batch: [(bytes: [UInt8], line: Int)] = []
+        var size = 0
+        var timelineLine: (bytes: [UInt8], line: Int)?
+        var cutShort = false
+        while size < batchBytes {
+            guard let line = try lines.next() else { cutShort = true; break }
+            absorb(line)
+            if Self.starts(line, with: "{\"user\":") {
+                batch.append((Array(line), lines.lineNumber))
+                size += line.count
+            } else {
+                timelineLine = (Array(line), lines.lineNumber)
+                break
+            }
+        }
+        let policies = header.policies.count, file = file, collected = batch
+        let results = Mutex<[Result<UserReplayResult, EvaluationError>?]>(Array(repeating: nil, count: batch.count))
+        let chunks = max(1, min(threads, batch.count))
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            let lo = collected.count * chunk / chunks, hi = collected.count * (chunk + 1) / chunks
+            var local: [Result<UserReplayResult, EvaluationError>] = []
+            for (bytes, line) in collected[lo..<hi] {
+                local.append(bytes.withUnsafeBufferPointer { buffer in
+                    var s = PartialScanner(buffer, file: file, line: line)
+                    do throws(EvaluationError) { return .success(try PartialEvaluation.readUser(&s, policies: policies)) } catch {
+                        return .failure(error)
+                    }
+                })
+            }
+            results.withLock { all in for (k, r) in local.enumerated() { all[lo + k] = r } }
+        }
+        var users: [UserReplayResult] = []
+        users.reserveCapacity(batch.count)
+        for (k, result) in results.withLock({ $0 }).enumerated() {
+            let u = try result!.get()
             if let previous = lastUser, !(previous < u.user) {
-                throw EvaluationError("\(file):\(lines.lineNumber): corrupt partial: users are not in strictly increasing order ('\(previous)' then '\(u.user)')")
+                throw EvaluationError("\(file):\(batch[k].line): corrupt partial: users are not in strictly increasing order ('\(previous)' then '\(u.user)')")
             }
             lastUser = u.user
             usersRead += 1
-            absorb(line)
-            return u
+            users.append(u)
         }
-        timeline = try PartialEvaluation.readTimeline(&s, policies: header.policies.count)
-        absorb(line)
+        parsed = users.reversed()
+        if cutShort { throw incomplete() }
+        guard let timelineLine else { return }
+        timeline = try timelineLine.bytes.withUnsafeBufferPointer { buffer throws(EvaluationError) in
+            var s = PartialScanner(buffer, file: file, line: timelineLine.line)
+            return try PartialEvaluation.readTimeline(&s, policies: policies)
+        }
         try readTrailer()
         isFinished = true
-        return nil
     }
 
     private func readTrailer() throws(EvaluationError) {

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import SmartStack
 import SmartStackDatasets
 
@@ -100,30 +105,49 @@ struct PartialScanner {
         return i < bytes.count ? bytes[i] : nil
     }
 
-    mutating func expect(_ c: Character) throws(EvaluationError) {
-        guard peek() == c.asciiValue else {
+    mutating func expect(_ c: Unicode.Scalar) throws(EvaluationError) {
+        guard peek() == UInt8(truncatingIfNeeded: c.value) else {
             throw failure("expected '\(c)' but found \(i < bytes.count ? "'\(Character(UnicodeScalar(bytes[i])))'" : "the end of the line")")
         }
         i += 1
     }
 
     /// Whether the next byte is `c` (consumed if so).
-    mutating func take(_ c: Character) -> Bool {
-        guard peek() == c.asciiValue else { return false }
+    mutating func take(_ c: Unicode.Scalar) -> Bool {
+        guard peek() == UInt8(truncatingIfNeeded: c.value) else { return false }
         i += 1
         return true
     }
 
     /// `"name":`, after a `,` unless it is the object's first key.
-    mutating func key(_ name: String, first: Bool = false) throws(EvaluationError) {
+    mutating func key(_ name: StaticString, first: Bool = false) throws(EvaluationError) {
         if !first { try expect(",") }
-        let k = try string()
-        guard k == name else { throw failure("expected key '\(name)' but found '\(k)'") }
+        // Keys are written without escapes: compare the bytes in place, decode only to complain.
+        let start = i
+        let matches = name.withUTF8Buffer { n in
+            guard peek() == UInt8(ascii: "\""), i + n.count + 1 < bytes.count, bytes[i + n.count + 1] == UInt8(ascii: "\"")
+            else { return false }
+            return memcmp(bytes.baseAddress! + i + 1, n.baseAddress!, n.count) == 0
+        }
+        if matches {
+            i += name.utf8CodeUnitCount + 2
+        } else {
+            i = start
+            let k = try string()
+            guard k == name.description else { throw failure("expected key '\(name)' but found '\(k)'") }
+        }
         try expect(":")
     }
 
     mutating func string() throws(EvaluationError) -> String {
         try expect("\"")
+        // Most strings hold no escape: take their bytes as they are.
+        var j = i
+        while j < bytes.count, bytes[j] != UInt8(ascii: "\""), bytes[j] != UInt8(ascii: "\\") { j += 1 }
+        if j < bytes.count, bytes[j] == UInt8(ascii: "\"") {
+            defer { i = j + 1 }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[i..<j]), as: UTF8.self)
+        }
         switch JSONScalars.string(bytes, at: &i) {
         case .success(let text): return text
         case .failure(let failure): throw self.failure(failure.message)
@@ -183,9 +207,26 @@ struct PartialScanner {
         return v
     }
 
+    /// A JSON number (`-?digits[.digits][(e|E)[+|-]digits]`), read exactly; finite only.
     mutating func double() throws(EvaluationError) -> Double {
         skipSpace()
-        guard let v = JSONScalars.number(bytes, at: &i) else { throw failure("expected a finite number") }
+        let start = i
+        func digits(_ i: inout Int) -> Bool {
+            let from = i
+            while i < bytes.count, bytes[i] &- 48 < 10 { i += 1 }
+            return i > from
+        }
+        if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
+        var valid = digits(&i)
+        if valid, i < bytes.count, bytes[i] == UInt8(ascii: ".") { i += 1; valid = digits(&i) }
+        if valid, i < bytes.count, bytes[i] | 0x20 == UInt8(ascii: "e") {
+            i += 1
+            if i < bytes.count, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") { i += 1 }
+            valid = digits(&i)
+        }
+        guard valid else { throw failure("expected a finite number") }
+        let v = JSONNumber.value(bytes, from: start, to: i)
+        guard v.isFinite else { i = start; throw failure("expected a finite number") }
         return v
     }
 

@@ -31,8 +31,9 @@ def parser() -> argparse.ArgumentParser:
     ev.add_argument("--shards", type=int, help="split the inputs into N shards by user (default: 2 x worker threads)")
     ev.add_argument("--sharded", action="store_true",
                     help="each input is already one shard holding whole users (from `smartstack shard`)")
-    ev.add_argument("--work-dir", help="where shards are written: a path or URL every worker can read "
-                                       "(default: a temporary local directory, fine for a LocalCluster)")
+    ev.add_argument("--work-dir", help="where shards and partials are written: a path or URL every worker and "
+                                       "this machine can read (default: a temporary local directory, fine for a "
+                                       "LocalCluster; without it, a remote cluster returns partials through Dask)")
     ev.add_argument("--binary", help="the smartstack executable on the workers (default: shipped, else PATH)")
     ev.add_argument("--ship-binary", metavar="PATH", help="send this local binary to every worker and use it")
     ev.add_argument("--local-binary", help="the smartstack executable here, for `merge` (default: --binary or PATH)")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import glob
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -140,7 +141,7 @@ def evaluate(inputs: list[str], report_dir: str | None = None, *, client: Client
              local_binary: str | None = None, shards: int | None = None, sharded: bool = False,
              work_dir: str | None = None, evaluate_args: list[str] | None = None, name: str | None = None,
              sources: list[str] | None = None, json_output: bool = False, progress: bool = False,
-             keep_partials: str | None = None) -> EvaluationResult:
+             keep_partials: str | None = None, shared_storage: bool | None = None) -> EvaluationResult:
     """Evaluates `inputs` on the cluster behind `client` and writes the merged report.
 
     - `binary`: the smartstack executable on the workers (default: shipped, else on PATH);
@@ -152,6 +153,9 @@ def evaluate(inputs: list[str], report_dir: str | None = None, *, client: Client
     - `evaluate_args`: options of `smartstack evaluate` (`--policies all`, `--seed 3`, ...).
     - `name`, `sources`: the report's `dataset.name` and `dataset.sources` (default: what
       `smartstack evaluate` prints for `inputs` written the same way, so the reports are identical).
+    - `shared_storage`: whether workers write their partials where this machine reads them
+      (`keep_partials` or `work_dir`) instead of returning them through Dask. Default: on a
+      `LocalCluster`, or when `work_dir` is given (it is shared storage, as sharding needs).
     """
     args, truth = split_truth(list(evaluate_args or []))
     written = expand_inputs(inputs)
@@ -166,6 +170,8 @@ def evaluate(inputs: list[str], report_dir: str | None = None, *, client: Client
         truth = os.path.abspath(tasks.local_path(truth))
     if "--threads" not in args:
         args += ["--threads", "1"]
+    if keep_partials is not None:
+        keep_partials = os.path.abspath(keep_partials)   # the workers of a LocalCluster write there
     merge_binary = find_local_binary(local_binary, binary)
     if progress:
         print(f"dashboard: {client.dashboard_link}", file=sys.stderr)
@@ -176,26 +182,49 @@ def evaluate(inputs: list[str], report_dir: str | None = None, *, client: Client
         work_dir = owned_work_dir
     try:
         plan, skipped = plan_shards(client, inputs, binary, shards, sharded, work_dir, progress)
-        futures = {}
-        for index, (shard, files) in enumerate(plan):
-            future = client.submit(tasks.evaluate_shard, binary, shard, files, args, truth,
-                                   key=f"smartstack-evaluate-{shard:05d}-{tasks.uuid.uuid4().hex[:8]}", pure=False)
-            futures[future] = index
-        show_progress(list(futures), progress)
-        outcomes = gather_all(client, futures,
-                              lambda i: f"shard {plan[i][0]} ({', '.join(plan[i][1])})")
         with tempfile.TemporaryDirectory(prefix="smartstack-partials-") as scratch:
-            partial_dir = keep_partials or scratch
-            os.makedirs(partial_dir, exist_ok=True)
+            # Workers write partials where this machine reads them, when there is such a place:
+            # the kept-partials directory or the work directory on a LocalCluster, the work
+            # directory the caller gave (shared storage); else they travel back through Dask.
+            local_cluster = is_local_cluster(client)
+            if shared_storage is None:
+                shared_storage = local_cluster or owned_work_dir is None
+            if not shared_storage:
+                partial_dir = None
+            elif local_cluster and keep_partials:
+                partial_dir = keep_partials
+            else:
+                partial_dir = f"{work_dir.rstrip('/')}/partials"
+            futures = {}
+            for index, (shard, files) in enumerate(plan):
+                partial_url = None if partial_dir is None else f"{partial_dir.rstrip('/')}/shard-{shard:05d}.partial"
+                future = client.submit(tasks.evaluate_shard, binary, shard, files, args, truth, partial_url,
+                                       key=f"smartstack-evaluate-{shard:05d}-{tasks.uuid.uuid4().hex[:8]}", pure=False)
+                futures[future] = index
+            show_progress(list(futures), progress)
+            outcomes = gather_all(client, futures,
+                                  lambda i: f"shard {plan[i][0]} ({', '.join(plan[i][1])})")
+            kept = keep_partials or scratch
+            os.makedirs(kept, exist_ok=True)
             paths = []
             stats = []
             for index, (shard, files) in enumerate(plan):
                 data, info = outcomes[index]
-                path = os.path.join(partial_dir, f"shard-{shard:05d}.partial")
-                with open(path, "wb") as handle:
-                    handle.write(data)
+                path = os.path.join(kept, f"shard-{shard:05d}.partial")
+                if isinstance(data, bytes):
+                    with open(path, "wb") as handle:
+                        handle.write(data)
+                elif tasks.is_local(data) and not keep_partials:
+                    path = tasks.local_path(data)   # read where the worker wrote it
+                elif tasks.local_path(data) != path:
+                    try:
+                        with fsspec.open(data, "rb") as src, open(path, "wb") as dst:
+                            shutil.copyfileobj(src, dst, 1 << 20)
+                    except Exception as error:  # any fsspec back end: say which partial
+                        raise DriverError(f"cannot read the partial of shard {shard} at {data}: {error}") from error
                 paths.append(path)
                 info["files"] = files
+                info["partial_through"] = "dask" if isinstance(data, bytes) else "storage"
                 stats.append(info)
             report_json = merge(merge_binary, paths, plan, report_dir,
                                 name if name is not None else dataset_name([w for w, _ in written]),
@@ -204,8 +233,6 @@ def evaluate(inputs: list[str], report_dir: str | None = None, *, client: Client
                                 skipped_empty_shards=skipped)
     finally:
         if owned_work_dir is not None:
-            import shutil
-
             shutil.rmtree(owned_work_dir, ignore_errors=True)
 
 
@@ -236,9 +263,14 @@ def plan_shards(client: Client, inputs: list[str], binary: str | None, shards: i
     return plan, shards - len(plan)
 
 
-def find_local_binary(local_binary: str | None, binary: str | None) -> str:
-    import shutil
+def is_local_cluster(client: Client) -> bool:
+    """Whether the workers run on this machine (a `LocalCluster`): they see its files."""
+    from distributed import LocalCluster
 
+    return isinstance(getattr(client, "cluster", None), LocalCluster)
+
+
+def find_local_binary(local_binary: str | None, binary: str | None) -> str:
     for candidate in (local_binary, binary):
         if candidate is None:
             continue

@@ -167,10 +167,13 @@ def shard_input(binary: str | None, url: str, index: int, shards: int, out_url: 
 
 
 def evaluate_shard(binary: str | None, shard: int, urls: list[str], arguments: list[str],
-                   truth_url: str | None) -> tuple[bytes, dict]:
-    """`smartstack evaluate --partial` over one shard's files; returns the partial's bytes.
+                   truth_url: str | None, partial_url: str | None = None) -> tuple[bytes | str, dict]:
+    """`smartstack evaluate --partial` over one shard's files.
 
     `arguments` are the evaluate options (policies, window, seed, ...) shared by every shard.
+    With `partial_url` (storage the client reads too: a shared path or a URL) the partial is
+    written there and its URL returned, so tens of megabytes do not travel through Dask;
+    without, the task returns the partial's bytes.
     """
     executable = resolve_binary(binary)
     with tempfile.TemporaryDirectory(prefix="smartstack-evaluate-") as scratch:
@@ -179,13 +182,33 @@ def evaluate_shard(binary: str | None, shard: int, urls: list[str], arguments: l
         if truth_url is not None:
             extra = ["--truth", fetch(truth_url, scratch, "truth file")]
         partial = os.path.join(scratch, f"shard-{shard:05d}.partial")
-        _, stats = run(executable, ["evaluate", *files, *arguments, *extra, "--quiet", "--partial", partial],
-                       f"smartstack evaluate of shard {shard} ({', '.join(urls)})")
-        with open(partial, "rb") as handle:
-            data = handle.read()
+        if partial_url is not None and is_local(partial_url):
+            # Written in place under a temporary name, renamed when complete: a re-run task
+            # (its worker died) replaces it whole.
+            target = local_path(partial_url)
+            try:
+                os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+            except OSError as error:
+                raise SmartStackTaskError(f"worker {worker_address()}: cannot write the partial of shard {shard} "
+                                          f"to {partial_url}: {error}") from error
+            partial = f"{target}.{uuid.uuid4().hex}.tmp"
+        try:
+            _, stats = run(executable, ["evaluate", *files, *arguments, *extra, "--quiet", "--partial", partial],
+                           f"smartstack evaluate of shard {shard} ({', '.join(urls)})")
+        except SmartStackTaskError:
+            if os.path.exists(partial):
+                os.remove(partial)
+            raise
         stats["shard"] = shard
-        stats["partial_bytes"] = len(data)
-        return data, stats
+        stats["partial_bytes"] = os.path.getsize(partial)
+        if partial_url is None:
+            with open(partial, "rb") as handle:
+                return handle.read(), stats
+        if is_local(partial_url):
+            os.replace(partial, local_path(partial_url))
+        else:
+            put(partial, partial_url)
+        return partial_url, stats
 
 
 class ShipBinary:

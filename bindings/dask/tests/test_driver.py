@@ -47,6 +47,20 @@ def test_merged_report_is_byte_identical_for_1_2_3_and_7_shards(persona, client,
         assert sum(1 for _ in result.shards) + result.skipped_empty_shards == shards
 
 
+def test_partials_through_dask_or_shared_storage_merge_the_same(client, binary, references, workdir):
+    # A LocalCluster's workers write partials where the driver reads them; a remote cluster
+    # without shared storage returns them through Dask. Both give the single run's report.
+    data = str(REPOSITORY / "Datasets" / "commuter.jsonl")
+    for shared, through in ((None, "storage"), (False, "dask")):
+        target = workdir / f"through-{through}"
+        kept = workdir / f"kept-{through}"
+        result = evaluate([data], str(target), client=client, binary=binary, shards=3, evaluate_args=OPTIONS,
+                          keep_partials=str(kept), shared_storage=shared)
+        assert report_files(target) == references["commuter"], through
+        assert {s["partial_through"] for s in result.shards} == {through}
+        assert sorted(os.listdir(kept)) == [f"shard-{s['shard']:05d}.partial" for s in result.shards]
+
+
 def test_a_worker_killed_mid_run_loses_nothing(client, binary, references, workdir):
     # Every evaluation takes at least 3 s, so the kill lands while tasks run.
     slow = make_wrapper(workdir, binary, 'case "$1" in evaluate) sleep 3;; esac\nexec "$REAL" "$@"')
