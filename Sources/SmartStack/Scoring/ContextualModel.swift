@@ -310,12 +310,12 @@ enum ContextualModel {
     }
 }
 
-extension Array where Element == Double {
+extension Array where Element: Numeric {
     /// Makes this array a copy of the first `count` values of `source`, in place: its storage
     /// is reused (no allocation, no reference counting) while its size stays the same.
-    mutating func overwrite(withFirst count: Int, of source: UnsafeBufferPointer<Double>) {
+    mutating func overwrite(withFirst count: Int, of source: UnsafeBufferPointer<Element>) {
         precondition(count <= source.count, "overwrite: \(count) values asked of \(source.count)")
-        if self.count != count { self = [Double](repeating: 0, count: count) }
+        if self.count != count { self = [Element](repeating: 0, count: count) }
         guard count > 0 else { return }
         withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: source.baseAddress!, count: count) }
     }
@@ -369,6 +369,7 @@ struct ScoringScratch: Sendable {
             let R = SignalMixture.rankCells
             calibrationVersion = [Int](repeating: -1, count: R + 1)
             calibrationCache = [Double](repeating: 0, count: (R + 1) * SignalMixture.rankedCount * R)
+            calibration = [Double](repeating: 0, count: R)
         }
         if experts.count < n * SignalMixture.expertCount {
             experts = [Double](repeating: 0, count: n * SignalMixture.expertCount)
@@ -378,25 +379,62 @@ struct ScoringScratch: Sendable {
         }
     }
 
-    /// Sorts `rankOrder[0..<n]` by `baseline` score, highest first, ties in index order.
-    mutating func sortRankOrder(count n: Int) {
-        baseline.withUnsafeBufferPointer { score in
-            rankOrder.withUnsafeMutableBufferPointer { order in
-                guard n > 1 else { return }
-                if n <= 32 {
-                    for i in 1..<n {
-                        let x = order[i]
-                        var j = i - 1
-                        while j >= 0 && (score[x] > score[order[j]] || (score[x] == score[order[j]] && x < order[j])) {
-                            order[j + 1] = order[j]; j -= 1
+    /// Sorts `order[0..<n]` by `score`, highest first, ties in index order.
+    static func sort(_ order: UnsafeMutableBufferPointer<Int>, count n: Int, by score: UnsafeBufferPointer<Double>) {
+        guard n > 1 else { return }
+        if n <= 32 {
+            for i in 1..<n {
+                let x = order[i]
+                var j = i - 1
+                while j >= 0 && (score[x] > score[order[j]] || (score[x] == score[order[j]] && x < order[j])) {
+                    order[j + 1] = order[j]; j -= 1
+                }
+                order[j + 1] = x
+            }
+        } else {
+            order[0..<n].sort { score[$0] > score[$1] || (score[$0] == score[$1] && $0 < $1) }
+        }
+    }
+
+    /// The mixture's buffers (and the model's scores) as pointers, valid inside
+    /// `withMixtureBuffers`.
+    struct MixtureBuffers {
+        let scores: UnsafeMutableBufferPointer<Double>
+        let experts: UnsafeMutableBufferPointer<Double>
+        let ranks: UnsafeMutableBufferPointer<Int32>
+        let baseline: UnsafeMutableBufferPointer<Double>
+        let rankOrder: UnsafeMutableBufferPointer<Int>
+        let calibration: UnsafeMutableBufferPointer<Double>
+        let calibrationCache: UnsafeMutableBufferPointer<Double>
+    }
+
+    /// Runs `body` with the mixture's buffers as pointers (grown by `prepareMixture` first).
+    @inline(__always)
+    mutating func withMixtureBuffers<T>(_ body: (MixtureBuffers) -> T) -> T {
+        scores.withUnsafeMutableBufferPointer { scores in
+            experts.withUnsafeMutableBufferPointer { experts in
+                ranks.withUnsafeMutableBufferPointer { ranks in
+                    baseline.withUnsafeMutableBufferPointer { baseline in
+                        rankOrder.withUnsafeMutableBufferPointer { rankOrder in
+                            calibration.withUnsafeMutableBufferPointer { calibration in
+                                calibrationCache.withUnsafeMutableBufferPointer { cache in
+                                    body(MixtureBuffers(scores: scores, experts: experts, ranks: ranks, baseline: baseline,
+                                                        rankOrder: rankOrder, calibration: calibration, calibrationCache: cache))
+                                }
+                            }
                         }
-                        order[j + 1] = x
                     }
-                } else {
-                    order[0..<n].sort { score[$0] > score[$1] || (score[$0] == score[$1] && $0 < $1) }
                 }
             }
         }
+    }
+
+    /// Runs `body` with `experts` read and `scores` written as buffers.
+    @inline(__always)
+    mutating func withExpertsAndScores<T>(
+        _ body: (UnsafeBufferPointer<Double>, UnsafeMutableBufferPointer<Double>) -> T
+    ) -> T {
+        experts.withUnsafeBufferPointer { x in scores.withUnsafeMutableBufferPointer { body(x, $0) } }
     }
 
     /// Runs `body` with `raw` and `features` as rows read and written in place at once (both
