@@ -102,22 +102,21 @@ enum ContextualModel {
     /// count each way); only the kernel loop's three arrays are read through pointers. Every sum
     /// and product is the same as a plain loop's, in the same order.
     /// - Complexity: O(n · (kernel bins + context pairs)).
+    /// `records` counts the events `fs` has recorded: the moment's context (the same for every
+    /// stack) is computed once per instant and count, and kept in `scratch`.
     static func features(
-        _ fs: FeatureState, widgets: [Int32], at time: EventTime, prior: Double,
+        _ fs: FeatureState, widgets: [Int32], at time: EventTime, records: UInt64, prior: Double,
         scratch: inout ScoringScratch
     ) {
         let n = widgets.count
         scratch.prepare(widgets: n)
         guard n > 0 else { return }
         let ts = time.secondsSinceEpoch
-        let fL = fs.longClock.factor(at: ts)
-        let fR = fs.recentClock.factor(at: ts)
-        let visit = fs.place(at: ts)
-        let context = Context(
-            place: visit.map { Int($0.0) } ?? -1, placeConfidence: visit?.1 ?? 0,
-            app: fs.previousApp(at: ts)?.0 ?? -1, appGap: fs.previousApp(at: ts).map { $0.0 * 4 + $0.1 } ?? -1,
-            runs: fs.previousApp(at: ts) != nil ? fs.sequence.rows(at: ts) : (order2: -1, order3: -1),
-            awake: fs.wakeClock.band(at: ts))
+        if scratch.moment?.time != time || scratch.moment?.records != records {
+            scratch.moment = Moment(fs, at: time, records: records)
+        }
+        let moment = scratch.moment!
+        let fL = moment.long, fR = moment.recent, context = moment.context
         scratch.withRawAndFeatures { raw, x in
             widgets.withUnsafeBufferPointer { widgets in
                 let totals = evidence(fs, widgets: widgets, at: time, context: context, long: fL, recent: fR, into: raw)
@@ -130,10 +129,32 @@ enum ContextualModel {
 
     /// What the moment's contexts are: the visit's place and the confidence in it, the previous
     /// app and its gap bucket, the rows of the last two and three apps, the band of time awake.
-    private struct Context {
+    struct Context {
         var place: Int, placeConfidence: Double, app: Int, appGap: Int
         var runs: (order2: Int, order3: Int)
         var awake: Int
+    }
+
+    /// The context at `time` after `records` events and the long and recent clocks' factors then.
+    struct Moment {
+        let time: EventTime, records: UInt64
+        let long: Double, recent: Double
+        let context: Context
+
+        init(_ fs: FeatureState, at time: EventTime, records: UInt64) {
+            let ts = time.secondsSinceEpoch
+            self.time = time
+            self.records = records
+            long = fs.longClock.factor(at: ts)
+            recent = fs.recentClock.factor(at: ts)
+            let visit = fs.place(at: ts)
+            let app = fs.previousApp(at: ts)
+            context = Context(
+                place: visit.map { Int($0.0) } ?? -1, placeConfidence: visit?.1 ?? 0,
+                app: app?.0 ?? -1, appGap: app.map { $0.0 * 4 + $0.1 } ?? -1,
+                runs: app != nil ? fs.sequence.rows(at: ts) : (order2: -1, order3: -1),
+                awake: fs.wakeClock.band(at: ts))
+        }
     }
 
     /// Sums of the raw evidence columns over a stack's widgets (the smoothing denominators).
@@ -343,6 +364,11 @@ struct ScoringScratch: Sendable {
     /// size and ranked expert) and the mixture `version` each size was computed at (-1: none).
     var calibrationCache: [Double] = []
     var calibrationVersion: [Int] = []
+    /// The last moment `ContextualModel.features` read, and the mixture's weights with the
+    /// instant and mixture `version` they were computed for.
+    var moment: ContextualModel.Moment?
+    var weightsTime = Double.nan
+    var weightsVersion = -1
 
     /// Grows `raw` and `features` to hold `n` widgets.
     mutating func prepare(widgets n: Int) {

@@ -68,10 +68,16 @@ final class Scorer {
             scratch.prepareRanking(widgets: n)
             switch policy.kind {
             case .contextual, .bandit:
-                ContextualModel.features(features, widgets: widgets, at: time, prior: policy.prior, scratch: &scratch)
+                ContextualModel.features(features, widgets: widgets, at: time, records: recordCount, prior: policy.prior,
+                                         scratch: &scratch)
                 scratch.withFeaturesAndScores { x, scores in modelScores(features: x, widgets: n, into: scores) }
                 if usesMixture {
-                    mixture.weights(at: ts, halfLife: policy.halfLife, baselines: policy.mixture, into: &scratch.weights)
+                    // The weights change only with the instant and a learning step (`version`).
+                    if scratch.weightsTime != ts || scratch.weightsVersion != mixture.version {
+                        mixture.weights(at: ts, halfLife: policy.halfLife, baselines: policy.mixture, into: &scratch.weights)
+                        scratch.weightsTime = ts
+                        scratch.weightsVersion = mixture.version
+                    }
                     mixture.experts(features, policy: policy, widgets: widgets, at: time, scratch: &scratch)
                     mixture.mix(weights: scratch.weights, widgets: n, scratch: &scratch)
                 }
