@@ -57,6 +57,25 @@ struct SignalMixture: Sendable, Codable, Hashable {
     static let modelCount = temperatures.count + 1
     /// Ranks counted separately; ranks beyond share the last cell.
     static let rankCells = 16
+    /// The Zipf prior of rank `k` in a stack of `n <= rankCells`, at `n * rankCells + k`:
+    /// `scale / (k + 1)` with `scale = n / H(n)`, computed once exactly as `rankProbabilities`
+    /// computes it for larger stacks.
+    private static let zipfPriors: [Double] = {
+        let R = rankCells
+        var table = [Double](repeating: 0, count: (R + 1) * R)
+        for n in 1...R {
+            let scale = zipfScale(n)
+            for k in 0..<n { table[n * R + k] = scale / Double(k + 1) }
+        }
+        return table
+    }()
+
+    /// `n / H(n)` (`H` the harmonic number): the Zipf prior's scale, one pseudo-count per rank.
+    private static func zipfScale(_ n: Int) -> Double {
+        var harmonic = 0.0
+        for k in 0..<n { harmonic += 1 / Double(k + 1) }
+        return Double(n) / harmonic
+    }
 
     /// Decayed log-losses per expert, and when they were last decayed.
     private(set) var losses = [Double](repeating: 0, count: SignalMixture.expertCount)
@@ -104,11 +123,13 @@ struct SignalMixture: Sendable, Codable, Hashable {
         // generic claim, Zipf's 1/(rank + 1) scaled to one pseudo-count per rank: its first
         // places are likelier, so a baseline's forecasts are informative from its first day.
         let lastWeight = n > R ? Double(n - R + 1) : 1
-        var harmonic = 0.0
-        for k in 0..<n { harmonic += 1 / Double(k + 1) }
-        let scale = Double(n) / harmonic
-        for k in 0..<m { q[k] = rankHits[b * R + k] + scale / Double(k + 1) }
-        for k in m..<max(m, n) { q[m - 1] += scale / Double(k + 1) }
+        if n <= R {
+            for k in 0..<m { q[k] = rankHits[b * R + k] + Self.zipfPriors[n * R + k] }
+        } else {
+            let scale = Self.zipfScale(n)
+            for k in 0..<m { q[k] = rankHits[b * R + k] + scale / Double(k + 1) }
+            for k in m..<n { q[m - 1] += scale / Double(k + 1) }
+        }
         q[m - 1] /= lastWeight
         withUnsafeTemporaryAllocation(of: (value: Double, weight: Double, start: Int).self, capacity: m) { blocks in
             var count = 0
