@@ -369,6 +369,8 @@ struct ScoringScratch: Sendable {
     var moment: ContextualModel.Moment?
     var weightsTime = Double.nan
     var weightsVersion = -1
+    /// The explanations' text of the mixture's weights, and the weights it shows.
+    var weightsText: (weights: [Double], text: String)?
 
     /// Grows `raw` and `features` to hold `n` widgets.
     mutating func prepare(widgets n: Int) {
