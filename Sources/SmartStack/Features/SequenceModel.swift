@@ -25,6 +25,12 @@ struct SequenceModel: Sendable, Codable {
     /// bucket since the newest.
     struct Context: Hashable, Sendable, Codable {
         var a3: Int32, a2: Int32, a1: Int32, gap: Int32
+
+        /// Two words hashed instead of four fields (a lookup per engagement and per moment).
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(UInt64(UInt32(bitPattern: a3)) << 32 | UInt64(UInt32(bitPattern: a2)))
+            hasher.combine(UInt64(UInt32(bitPattern: a1)) << 32 | UInt64(UInt32(bitPattern: gap)))
+        }
     }
 
     /// The last apps launched, newest first, and when (-1 / -∞ when none).

@@ -9,11 +9,11 @@ import Foundation
 /// - `time-of-day`: engagements in the current local hour (all days), ties by all-time count.
 /// Ties always fall back to the configured order.
 enum Baselines {
-    /// Fills `scores` for the widgets of one stack.
+    /// Fills `scores` (at least as long as the stack) for the widgets of one stack.
     /// - Complexity: O(n).
     static func scores(
         _ kind: ResolvedPolicy.Kind, policy: ResolvedPolicy, _ fs: FeatureState,
-        widgets: [Int32], at time: EventTime, into scores: inout [Double]
+        widgets: [Int32], at time: EventTime, into scores: UnsafeMutableBufferPointer<Double>
     ) {
         let n = widgets.count
         let ts = time.secondsSinceEpoch

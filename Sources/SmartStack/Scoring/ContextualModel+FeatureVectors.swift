@@ -5,8 +5,8 @@ extension ContextualModel {
     /// computed with the model's feature code from `fs` as recorded so far.
     /// - Complexity: O(widgets · (kernel bins + context pairs)).
     static func featureVectors(_ fs: FeatureState, widgets: [Int32], at time: EventTime, prior: Double) -> [FeatureVector] {
-        var scratch = ScoringScratch()
-        features(fs, widgets: widgets, at: time, prior: prior, scratch: &scratch)
+        var scratch = ScoringScratch()  // fresh: nothing kept from another moment
+        features(fs, widgets: widgets, at: time, records: 0, prior: prior, scratch: &scratch)
         let F = featureCount
         let ts = time.secondsSinceEpoch
         var out: [FeatureVector] = []

@@ -102,22 +102,21 @@ enum ContextualModel {
     /// count each way); only the kernel loop's three arrays are read through pointers. Every sum
     /// and product is the same as a plain loop's, in the same order.
     /// - Complexity: O(n · (kernel bins + context pairs)).
+    /// `records` counts the events `fs` has recorded: the moment's context (the same for every
+    /// stack) is computed once per instant and count, and kept in `scratch`.
     static func features(
-        _ fs: FeatureState, widgets: [Int32], at time: EventTime, prior: Double,
+        _ fs: FeatureState, widgets: [Int32], at time: EventTime, records: UInt64, prior: Double,
         scratch: inout ScoringScratch
     ) {
         let n = widgets.count
         scratch.prepare(widgets: n)
         guard n > 0 else { return }
         let ts = time.secondsSinceEpoch
-        let fL = fs.longClock.factor(at: ts)
-        let fR = fs.recentClock.factor(at: ts)
-        let visit = fs.place(at: ts)
-        let context = Context(
-            place: visit.map { Int($0.0) } ?? -1, placeConfidence: visit?.1 ?? 0,
-            app: fs.previousApp(at: ts)?.0 ?? -1, appGap: fs.previousApp(at: ts).map { $0.0 * 4 + $0.1 } ?? -1,
-            runs: fs.previousApp(at: ts) != nil ? fs.sequence.rows(at: ts) : (order2: -1, order3: -1),
-            awake: fs.wakeClock.band(at: ts))
+        if scratch.moment?.time != time || scratch.moment?.records != records {
+            scratch.moment = Moment(fs, at: time, records: records)
+        }
+        let moment = scratch.moment!
+        let fL = moment.long, fR = moment.recent, context = moment.context
         scratch.withRawAndFeatures { raw, x in
             widgets.withUnsafeBufferPointer { widgets in
                 let totals = evidence(fs, widgets: widgets, at: time, context: context, long: fL, recent: fR, into: raw)
@@ -130,10 +129,32 @@ enum ContextualModel {
 
     /// What the moment's contexts are: the visit's place and the confidence in it, the previous
     /// app and its gap bucket, the rows of the last two and three apps, the band of time awake.
-    private struct Context {
+    struct Context {
         var place: Int, placeConfidence: Double, app: Int, appGap: Int
         var runs: (order2: Int, order3: Int)
         var awake: Int
+    }
+
+    /// The context at `time` after `records` events and the long and recent clocks' factors then.
+    struct Moment {
+        let time: EventTime, records: UInt64
+        let long: Double, recent: Double
+        let context: Context
+
+        init(_ fs: FeatureState, at time: EventTime, records: UInt64) {
+            let ts = time.secondsSinceEpoch
+            self.time = time
+            self.records = records
+            long = fs.longClock.factor(at: ts)
+            recent = fs.recentClock.factor(at: ts)
+            let visit = fs.place(at: ts)
+            let app = fs.previousApp(at: ts)
+            context = Context(
+                place: visit.map { Int($0.0) } ?? -1, placeConfidence: visit?.1 ?? 0,
+                app: app?.0 ?? -1, appGap: app.map { $0.0 * 4 + $0.1 } ?? -1,
+                runs: app != nil ? fs.sequence.rows(at: ts) : (order2: -1, order3: -1),
+                awake: fs.wakeClock.band(at: ts))
+        }
     }
 
     /// Sums of the raw evidence columns over a stack's widgets (the smoothing denominators).
@@ -310,12 +331,12 @@ enum ContextualModel {
     }
 }
 
-extension Array where Element == Double {
+extension Array where Element: Numeric {
     /// Makes this array a copy of the first `count` values of `source`, in place: its storage
     /// is reused (no allocation, no reference counting) while its size stays the same.
-    mutating func overwrite(withFirst count: Int, of source: UnsafeBufferPointer<Double>) {
+    mutating func overwrite(withFirst count: Int, of source: UnsafeBufferPointer<Element>) {
         precondition(count <= source.count, "overwrite: \(count) values asked of \(source.count)")
-        if self.count != count { self = [Double](repeating: 0, count: count) }
+        if self.count != count { self = [Element](repeating: 0, count: count) }
         guard count > 0 else { return }
         withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: source.baseAddress!, count: count) }
     }
@@ -343,6 +364,13 @@ struct ScoringScratch: Sendable {
     /// size and ranked expert) and the mixture `version` each size was computed at (-1: none).
     var calibrationCache: [Double] = []
     var calibrationVersion: [Int] = []
+    /// The last moment `ContextualModel.features` read, and the mixture's weights with the
+    /// instant and mixture `version` they were computed for.
+    var moment: ContextualModel.Moment?
+    var weightsTime = Double.nan
+    var weightsVersion = -1
+    /// The explanations' text of the mixture's weights, and the weights it shows.
+    var weightsText: (weights: [Double], text: String)?
 
     /// Grows `raw` and `features` to hold `n` widgets.
     mutating func prepare(widgets n: Int) {
@@ -369,6 +397,7 @@ struct ScoringScratch: Sendable {
             let R = SignalMixture.rankCells
             calibrationVersion = [Int](repeating: -1, count: R + 1)
             calibrationCache = [Double](repeating: 0, count: (R + 1) * SignalMixture.rankedCount * R)
+            calibration = [Double](repeating: 0, count: R)
         }
         if experts.count < n * SignalMixture.expertCount {
             experts = [Double](repeating: 0, count: n * SignalMixture.expertCount)
@@ -378,25 +407,62 @@ struct ScoringScratch: Sendable {
         }
     }
 
-    /// Sorts `rankOrder[0..<n]` by `baseline` score, highest first, ties in index order.
-    mutating func sortRankOrder(count n: Int) {
-        baseline.withUnsafeBufferPointer { score in
-            rankOrder.withUnsafeMutableBufferPointer { order in
-                guard n > 1 else { return }
-                if n <= 32 {
-                    for i in 1..<n {
-                        let x = order[i]
-                        var j = i - 1
-                        while j >= 0 && (score[x] > score[order[j]] || (score[x] == score[order[j]] && x < order[j])) {
-                            order[j + 1] = order[j]; j -= 1
+    /// Sorts `order[0..<n]` by `score`, highest first, ties in index order.
+    static func sort(_ order: UnsafeMutableBufferPointer<Int>, count n: Int, by score: UnsafeBufferPointer<Double>) {
+        guard n > 1 else { return }
+        if n <= 32 {
+            for i in 1..<n {
+                let x = order[i]
+                var j = i - 1
+                while j >= 0 && (score[x] > score[order[j]] || (score[x] == score[order[j]] && x < order[j])) {
+                    order[j + 1] = order[j]; j -= 1
+                }
+                order[j + 1] = x
+            }
+        } else {
+            order[0..<n].sort { score[$0] > score[$1] || (score[$0] == score[$1] && $0 < $1) }
+        }
+    }
+
+    /// The mixture's buffers (and the model's scores) as pointers, valid inside
+    /// `withMixtureBuffers`.
+    struct MixtureBuffers {
+        let scores: UnsafeMutableBufferPointer<Double>
+        let experts: UnsafeMutableBufferPointer<Double>
+        let ranks: UnsafeMutableBufferPointer<Int32>
+        let baseline: UnsafeMutableBufferPointer<Double>
+        let rankOrder: UnsafeMutableBufferPointer<Int>
+        let calibration: UnsafeMutableBufferPointer<Double>
+        let calibrationCache: UnsafeMutableBufferPointer<Double>
+    }
+
+    /// Runs `body` with the mixture's buffers as pointers (grown by `prepareMixture` first).
+    @inline(__always)
+    mutating func withMixtureBuffers<T>(_ body: (MixtureBuffers) -> T) -> T {
+        scores.withUnsafeMutableBufferPointer { scores in
+            experts.withUnsafeMutableBufferPointer { experts in
+                ranks.withUnsafeMutableBufferPointer { ranks in
+                    baseline.withUnsafeMutableBufferPointer { baseline in
+                        rankOrder.withUnsafeMutableBufferPointer { rankOrder in
+                            calibration.withUnsafeMutableBufferPointer { calibration in
+                                calibrationCache.withUnsafeMutableBufferPointer { cache in
+                                    body(MixtureBuffers(scores: scores, experts: experts, ranks: ranks, baseline: baseline,
+                                                        rankOrder: rankOrder, calibration: calibration, calibrationCache: cache))
+                                }
+                            }
                         }
-                        order[j + 1] = x
                     }
-                } else {
-                    order[0..<n].sort { score[$0] > score[$1] || (score[$0] == score[$1] && $0 < $1) }
                 }
             }
         }
+    }
+
+    /// Runs `body` with `experts` read and `scores` written as buffers.
+    @inline(__always)
+    mutating func withExpertsAndScores<T>(
+        _ body: (UnsafeBufferPointer<Double>, UnsafeMutableBufferPointer<Double>) -> T
+    ) -> T {
+        experts.withUnsafeBufferPointer { x in scores.withUnsafeMutableBufferPointer { body(x, $0) } }
     }
 
     /// Runs `body` with `raw` and `features` as rows read and written in place at once (both

@@ -10,7 +10,12 @@ enum ReasonText {
     static func clock(secondOfDay s: Int) -> String {
         let m = ((s / 60) % 1440 + 1440) % 1440
         let h = m / 60, mm = m % 60
-        return (h < 10 ? "0" : "") + String(h) + ":" + (mm < 10 ? "0" : "") + String(mm)
+        // Five ASCII bytes written in place: no intermediate strings (reasons name many times).
+        return String(unsafeUninitializedCapacity: 5) { b in
+            b[0] = UInt8(48 + h / 10); b[1] = UInt8(48 + h % 10); b[2] = UInt8(ascii: ":")
+            b[3] = UInt8(48 + mm / 10); b[4] = UInt8(48 + mm % 10)
+            return 5
+        }
     }
 
     /// `12 min ago`, `3 h ago`, `2 days ago`.

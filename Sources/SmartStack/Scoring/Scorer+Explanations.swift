@@ -38,6 +38,13 @@ extension Scorer {
     /// The mixture's weights, largest first (`weights: model 0.91, frecency 0.05, ...`), with
     /// how much the mixture moved this widget's log-probability from the model's own.
     private func mixtureReason(row i: Int) -> Reason {
+        let model = scratch.experts[i * SignalMixture.expertCount]
+        let contribution = model > 0 ? scratch.scores[i] - log(model) : 0
+        // The text is the same for every widget of a ranking: kept while the weights stay.
+        if let kept = scratch.weightsText,
+           kept.weights.elementsEqual(scratch.weights, by: { $0.bitPattern == $1.bitPattern }) {
+            return Reason(text: kept.text, contribution: contribution)
+        }
         // The model's calibrations are shown as one weight.
         var names: [String] = []
         var weights: [Double] = []
@@ -52,8 +59,8 @@ extension Scorer {
         let order = names.indices.sorted { weights[$0] > weights[$1] || (weights[$0] == weights[$1] && $0 < $1) }
         let shown = order.filter { weights[$0] >= 0.01 || $0 == order[0] }
         let text = "weights: " + shown.map { names[$0] + " " + ReasonText.number(weights[$0]) }.joined(separator: ", ")
-        let model = scratch.experts[i * SignalMixture.expertCount]
-        return Reason(text: text, contribution: model > 0 ? scratch.scores[i] - log(model) : 0)
+        scratch.weightsText = (scratch.weights, text)
+        return Reason(text: text, contribution: contribution)
     }
 
     private func hintUntil(_ w: Int, offset: Int32) -> String {

@@ -75,7 +75,8 @@ extension Scorer {
             if hasScored(stack: s, widgets: n, at: time) {
                 lastScored[s].features.withUnsafeBufferPointer { bandit.pending[k].features.overwrite(withFirst: n * F, of: $0) }
             } else {
-                ContextualModel.features(features, widgets: features.stackWidgets[s], at: time, prior: policy.prior, scratch: &learningScratch)
+                ContextualModel.features(features, widgets: features.stackWidgets[s], at: time, records: recordCount,
+                                         prior: policy.prior, scratch: &learningScratch)
                 learningScratch.features.withUnsafeBufferPointer { bandit.pending[k].features.overwrite(withFirst: n * F, of: $0) }
             }
             if usesMixture { keepExperts(pending: k, stack: s, at: time) }
@@ -94,13 +95,13 @@ extension Scorer {
         // The decision at the same instant, with nothing recorded since, computed them already.
         if hasScored(stack: s, widgets: n, at: time) && lastScored[s].experts.count == n * E {
             lastScored[s].experts.withUnsafeBufferPointer { bandit.pending[k].experts.overwrite(withFirst: n * E, of: $0) }
-            for j in 0..<(n * B) { bandit.pending[k].ranks[j] = lastScored[s].ranks[j] }
+            lastScored[s].ranks.withUnsafeBufferPointer { bandit.pending[k].ranks.overwrite(withFirst: n * B, of: $0) }
             return
         }
         bandit.pending[k].features.withUnsafeBufferPointer { modelScores(features: $0, widgets: n) }
         mixture.experts(features, policy: policy, widgets: features.stackWidgets[s], at: time, scratch: &learningScratch)
         learningScratch.experts.withUnsafeBufferPointer { bandit.pending[k].experts.overwrite(withFirst: n * E, of: $0) }
-        for j in 0..<(n * B) { bandit.pending[k].ranks[j] = learningScratch.ranks[j] }
+        learningScratch.ranks.withUnsafeBufferPointer { bandit.pending[k].ranks.overwrite(withFirst: n * B, of: $0) }
     }
 
     /// One mixture step toward widget `w` in every open pending stack holding it (before
@@ -163,7 +164,8 @@ extension Scorer {
     /// `learningScratch`.
     private func learningFeatures(stack s: Int, widgets: [Int32], at time: EventTime) -> [Double] {
         if hasScored(stack: s, widgets: widgets.count, at: time) { return lastScored[s].features }
-        ContextualModel.features(features, widgets: widgets, at: time, prior: policy.prior, scratch: &learningScratch)
+        ContextualModel.features(features, widgets: widgets, at: time, records: recordCount, prior: policy.prior,
+                                 scratch: &learningScratch)
         return learningScratch.features
     }
 }

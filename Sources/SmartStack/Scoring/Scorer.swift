@@ -68,10 +68,16 @@ final class Scorer {
             scratch.prepareRanking(widgets: n)
             switch policy.kind {
             case .contextual, .bandit:
-                ContextualModel.features(features, widgets: widgets, at: time, prior: policy.prior, scratch: &scratch)
+                ContextualModel.features(features, widgets: widgets, at: time, records: recordCount, prior: policy.prior,
+                                         scratch: &scratch)
                 scratch.withFeaturesAndScores { x, scores in modelScores(features: x, widgets: n, into: scores) }
                 if usesMixture {
-                    mixture.weights(at: ts, halfLife: policy.halfLife, baselines: policy.mixture, into: &scratch.weights)
+                    // The weights change only with the instant and a learning step (`version`).
+                    if scratch.weightsTime != ts || scratch.weightsVersion != mixture.version {
+                        mixture.weights(at: ts, halfLife: policy.halfLife, baselines: policy.mixture, into: &scratch.weights)
+                        scratch.weightsTime = ts
+                        scratch.weightsVersion = mixture.version
+                    }
                     mixture.experts(features, policy: policy, widgets: widgets, at: time, scratch: &scratch)
                     mixture.mix(weights: scratch.weights, widgets: n, scratch: &scratch)
                 }
@@ -79,7 +85,9 @@ final class Scorer {
                 let given = external?.scores(stack: features.stacks[Int32(s)], widgets: features.stackConfigs[s], at: time) ?? []
                 for i in 0..<n { scratch.scores[i] = i < given.count && !given[i].isNaN ? given[i] : -Double.infinity }
             default:
-                Baselines.scores(policy.kind, policy: policy, features, widgets: widgets, at: time, into: &scratch.scores)
+                scratch.scores.withUnsafeMutableBufferPointer {
+                    Baselines.scores(policy.kind, policy: policy, features, widgets: widgets, at: time, into: $0)
+                }
             }
             // Order: pinned, eligible by score (ties: configured order), ineligible in order.
             let pin = features.stackPins[s]
@@ -115,8 +123,7 @@ final class Scorer {
             if usesMixture {
                 scratch.experts.withUnsafeBufferPointer { lastScored[s].experts.overwrite(withFirst: n * SignalMixture.expertCount, of: $0) }
                 let r = n * SignalMixture.rankedCount
-                if lastScored[s].ranks.count != r { lastScored[s].ranks = [Int32](repeating: 0, count: r) }
-                for j in 0..<r { lastScored[s].ranks[j] = scratch.ranks[j] }
+                scratch.ranks.withUnsafeBufferPointer { lastScored[s].ranks.overwrite(withFirst: r, of: $0) }
             }
         }
     }

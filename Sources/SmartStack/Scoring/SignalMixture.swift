@@ -57,6 +57,25 @@ struct SignalMixture: Sendable, Codable, Hashable {
     static let modelCount = temperatures.count + 1
     /// Ranks counted separately; ranks beyond share the last cell.
     static let rankCells = 16
+    /// The Zipf prior of rank `k` in a stack of `n <= rankCells`, at `n * rankCells + k`:
+    /// `scale / (k + 1)` with `scale = n / H(n)`, computed once exactly as `rankProbabilities`
+    /// computes it for larger stacks.
+    private static let zipfPriors: [Double] = {
+        let R = rankCells
+        var table = [Double](repeating: 0, count: (R + 1) * R)
+        for n in 1...R {
+            let scale = zipfScale(n)
+            for k in 0..<n { table[n * R + k] = scale / Double(k + 1) }
+        }
+        return table
+    }()
+
+    /// `n / H(n)` (`H` the harmonic number): the Zipf prior's scale, one pseudo-count per rank.
+    private static func zipfScale(_ n: Int) -> Double {
+        var harmonic = 0.0
+        for k in 0..<n { harmonic += 1 / Double(k + 1) }
+        return Double(n) / harmonic
+    }
 
     /// Decayed log-losses per expert, and when they were last decayed.
     private(set) var losses = [Double](repeating: 0, count: SignalMixture.expertCount)
@@ -95,20 +114,22 @@ struct SignalMixture: Sendable, Codable, Hashable {
     /// says otherwise by chance must not turn the ranking upside down). When `n` exceeds
     /// `rankCells`, the last value is shared by every rank from there on.
     /// - Complexity: O(rankCells).
-    func rankProbabilities(ranked b: Int, of n: Int, into q: inout [Double]) {
+    func rankProbabilities(ranked b: Int, of n: Int, into q: UnsafeMutableBufferPointer<Double>) {
         let R = Self.rankCells
         let m = min(n, R)
-        if q.count < R { q = [Double](repeating: 0, count: R) }
+        precondition(q.count >= R, "rankProbabilities: \(q.count) values for \(R) rank cells")
         guard m > 0 else { return }
         // Per-rank values, each cell weighing the ranks it stands for. The prior is a ranking's
         // generic claim, Zipf's 1/(rank + 1) scaled to one pseudo-count per rank: its first
         // places are likelier, so a baseline's forecasts are informative from its first day.
         let lastWeight = n > R ? Double(n - R + 1) : 1
-        var harmonic = 0.0
-        for k in 0..<n { harmonic += 1 / Double(k + 1) }
-        let scale = Double(n) / harmonic
-        for k in 0..<m { q[k] = rankHits[b * R + k] + scale / Double(k + 1) }
-        for k in m..<max(m, n) { q[m - 1] += scale / Double(k + 1) }
+        if n <= R {
+            for k in 0..<m { q[k] = rankHits[b * R + k] + Self.zipfPriors[n * R + k] }
+        } else {
+            let scale = Self.zipfScale(n)
+            for k in 0..<m { q[k] = rankHits[b * R + k] + scale / Double(k + 1) }
+            for k in m..<n { q[m - 1] += scale / Double(k + 1) }
+        }
         q[m - 1] /= lastWeight
         withUnsafeTemporaryAllocation(of: (value: Double, weight: Double, start: Int).self, capacity: m) { blocks in
             var count = 0
@@ -142,42 +163,50 @@ struct SignalMixture: Sendable, Codable, Hashable {
         let n = widgets.count
         let E = Self.expertCount, B = Self.rankedCount, T = Self.temperatures.count, R = Self.rankCells
         scratch.prepareMixture(widgets: n)
-        // The model's softmax at temperatures 1, 2 and 4: exp(x / 2) is the square root of exp(x).
-        var top = -Double.infinity
-        for i in 0..<n { top = max(top, scratch.scores[i]) }
-        var totals = (0.0, 0.0, 0.0)
-        for i in 0..<n {
-            let v = top.isFinite && scratch.scores[i].isFinite ? exp(scratch.scores[i] - top) : 1
-            let half = v.squareRoot(), quarter = half.squareRoot()
-            scratch.experts[i * E] = v; scratch.experts[i * E + 1] = half; scratch.experts[i * E + 2] = quarter
-            totals.0 += v; totals.1 += half; totals.2 += quarter
-        }
-        for i in 0..<n {
-            scratch.experts[i * E] /= totals.0; scratch.experts[i * E + 1] /= totals.1; scratch.experts[i * E + 2] /= totals.2
-        }
-        // Each ranking (ties in configured order), read through its record: the calibrations of
-        // a stack size are kept until the record changes (`version`).
-        let m = min(n, R)
-        if n <= R && scratch.calibrationVersion[n] != version {
+        let stale = n <= R && scratch.calibrationVersion[n] != version
+        if stale { scratch.calibrationVersion[n] = version }
+        // Every buffer read and written through pointers: one uniqueness check per array per
+        // call, not one per element.
+        scratch.withMixtureBuffers { buffers in
+            let scores = buffers.scores, experts = buffers.experts, ranks = buffers.ranks
+            let baseline = buffers.baseline, rankOrder = buffers.rankOrder
+            let calibration = buffers.calibration, calibrationCache = buffers.calibrationCache
+            // The model's softmax at temperatures 1, 2 and 4: exp(x / 2) is the square root of exp(x).
+            var top = -Double.infinity
+            for i in 0..<n { top = max(top, scores[i]) }
+            var totals = (0.0, 0.0, 0.0)
+            for i in 0..<n {
+                let v = top.isFinite && scores[i].isFinite ? exp(scores[i] - top) : 1
+                let half = v.squareRoot(), quarter = half.squareRoot()
+                experts[i * E] = v; experts[i * E + 1] = half; experts[i * E + 2] = quarter
+                totals.0 += v; totals.1 += half; totals.2 += quarter
+            }
+            for i in 0..<n {
+                experts[i * E] /= totals.0; experts[i * E + 1] /= totals.1; experts[i * E + 2] /= totals.2
+            }
+            // Each ranking (ties in configured order), read through its record: the calibrations
+            // of a stack size are kept until the record changes (`version`).
+            let m = min(n, R)
+            if stale {
+                for b in 0..<B {
+                    rankProbabilities(ranked: b, of: n, into: calibration)
+                    for k in 0..<m { calibrationCache[(n * B + b) * R + k] = calibration[k] }
+                }
+            }
             for b in 0..<B {
-                rankProbabilities(ranked: b, of: n, into: &scratch.calibration)
-                for k in 0..<m { scratch.calibrationCache[(n * B + b) * R + k] = scratch.calibration[k] }
-            }
-            scratch.calibrationVersion[n] = version
-        }
-        for b in 0..<B {
-            if n > R { rankProbabilities(ranked: b, of: n, into: &scratch.calibration) }
-            if b == 0 {
-                for i in 0..<n { scratch.baseline[i] = scratch.scores[i] }
-            } else {
-                Baselines.scores(Self.baselines[b - 1], policy: policy, fs, widgets: widgets, at: time, into: &scratch.baseline)
-            }
-            for i in 0..<n { scratch.rankOrder[i] = i }
-            scratch.sortRankOrder(count: n)
-            for k in 0..<n {
-                let i = scratch.rankOrder[k]
-                scratch.ranks[i * B + b] = Int32(k)
-                scratch.experts[i * E + T + b] = n <= R ? scratch.calibrationCache[(n * B + b) * R + k] : scratch.calibration[min(k, m - 1)]
+                if n > R { rankProbabilities(ranked: b, of: n, into: calibration) }
+                if b == 0 {
+                    for i in 0..<n { baseline[i] = scores[i] }
+                } else {
+                    Baselines.scores(Self.baselines[b - 1], policy: policy, fs, widgets: widgets, at: time, into: baseline)
+                }
+                for i in 0..<n { rankOrder[i] = i }
+                ScoringScratch.sort(rankOrder, count: n, by: UnsafeBufferPointer(baseline))
+                for k in 0..<n {
+                    let i = rankOrder[k]
+                    ranks[i * B + b] = Int32(k)
+                    experts[i * E + T + b] = n <= R ? calibrationCache[(n * B + b) * R + k] : calibration[min(k, m - 1)]
+                }
             }
         }
     }
@@ -185,10 +214,12 @@ struct SignalMixture: Sendable, Codable, Hashable {
     /// Replaces `scratch.scores` by the log of the mixture's probability of each widget.
     func mix(weights w: [Double], widgets n: Int, scratch: inout ScoringScratch) {
         let E = Self.expertCount
-        for i in 0..<n {
-            var m = 0.0
-            for e in 0..<E { m += w[e] * scratch.experts[i * E + e] }
-            scratch.scores[i] = log(max(m, 1e-300))
+        scratch.withExpertsAndScores { experts, scores in
+            for i in 0..<n {
+                var m = 0.0
+                for e in 0..<E { m += w[e] * experts[i * E + e] }
+                scores[i] = log(max(m, 1e-300))
+            }
         }
     }
 
