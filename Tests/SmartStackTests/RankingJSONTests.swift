@@ -14,9 +14,17 @@ import Testing
     @Test func numbersAreWrittenAsDescriptionWritesThem() {
         var generator = SeededGenerator(seed: 11)
         var checked = 0
-        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: RankingJSON.maximumNumberLength)
+        // Bytes past the room the encoder reserves stay as they were (the writer stores whole
+        // words beyond a number's end, inside that room only).
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: RankingJSON.maximumNumberLength + 16)
         defer { buffer.deallocate() }
+        (buffer + RankingJSON.maximumNumberLength).initialize(repeating: 0xA5, count: 16)
         func check(_ x: Double) {
+            defer {
+                if (0..<16).contains(where: { buffer[RankingJSON.maximumNumberLength + $0] != 0xA5 }) {
+                    Issue.record("\(x): written past maximumNumberLength")
+                }
+            }
             guard let count = RankingJSON.writeShortest(x, to: buffer) else {
                 #expect(!(abs(x) >= 0x1p-9 && abs(x) < 0x1p53), "\(x) is in the fast range")
                 return
@@ -34,14 +42,22 @@ import Testing
             for _ in 0..<digits { mantissa = mantissa * 10 + generator.next() % 10 }
             let short = Double("\(mantissa)e-\(generator.next() % 19)")!
             check(short); check(short.nextUp); check(short.nextDown); check(-short)
+            // Integral parts of 16 digits (the point after the digits), and any exponent at all.
+            check(1e15 + generator.nextUnit() * (0x1p53 - 1e15))
+            check(Double(bitPattern: generator.next()))
         }
         for biased: UInt64 in 1010...1080 {
             for fraction: UInt64 in [0, 1, 2, 3, 1 << 51, (1 << 52) - 2, (1 << 52) - 1] {
                 check(Double(bitPattern: biased << 52 | fraction))
             }
         }
-        for x in [0.1, 0.2, 0.3, 1.0 / 3, 2.0 / 3, 0.1 + 0.2, 123.456, 0x1p-9, 0x1p53.nextDown, 4503599627370495.5,
-                  1e15 + 0.5, 0.001953125, 0.001, 0.0001, 1e-5, 1e15, 1e16, 1e300, .leastNonzeroMagnitude, .pi, -.pi] {
+        let edges: [Double] = [0.1, 0.2, 0.3, 1.0 / 3, 2.0 / 3, 0.1 + 0.2, 123.456, 0x1p-9, 0x1p53.nextDown, 4503599627370495.5,
+                  1e15 + 0.5, 0.001953125, 0.001, 0.0001, 1e-5, 1e15, 1e16, 1e300, .leastNonzeroMagnitude, .pi, -.pi,
+                  0.0, -0.0, 0.5, 0.25, -0.125, 1.5, 0.9999999999999999, 1.0000000000000002, 9.999999999999998,
+                  99.99999999999999, 0x1p53 - 1, 0x1p52, 0x1p52 + 0.5, 999_999_999_999_999.9, 0.0019531250000000004,
+                  .leastNormalMagnitude, .leastNormalMagnitude.nextDown, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
+                  .infinity, .nan]
+        for x in edges {
             check(x)
         }
         #expect(checked > 400_000)

@@ -3,7 +3,7 @@
 /// algorithm), and a ranking with reasons holds about 45 of them.
 extension RankingJSON {
     /// Room a number takes at most with the two writers below.
-    static let maximumNumberLength = 32
+    static let maximumNumberLength = 48
 
     /// Writes `value` in decimal; returns how many bytes.
     static func writeInteger(_ value: Int64, to out: UnsafeMutablePointer<UInt8>) -> Int {
@@ -46,54 +46,90 @@ extension RankingJSON {
         let w = (wh &<< (64 - m)) | (wl &>> m), wFraction = wl & mask
         // The integers low...high inside the interval (its ends count when c is even, as
         // reading rounds ties to even), then the largest j with a multiple of 10^j among them.
+        // A multiple of 10^(j+1) is one of 10^j, so j <= 3 is a count of three independent
+        // tests, without the unpredictable loop exit that cost more than the arithmetic.
         let isEven = c & 1 == 0
-        var low = uFraction == 0 && isEven ? u : u &+ 1
-        var high = wFraction == 0 && !isEven ? w &- 1 : w
-        var j = 0
-        while true {
-            let nextLow = (low &+ 9) / 10, nextHigh = high / 10
-            if nextLow > nextHigh { break }
-            low = nextLow; high = nextHigh; j += 1
-        }
+        let low = uFraction == 0 && isEven ? u : u &+ 1
+        let high = wFraction == 0 && !isEven ? w &- 1 : w
+        let low1 = (low &+ 9) / 10, high1 = high / 10
+        let low2 = (low &+ 99) / 100, high2 = high / 100
+        let low3 = (low &+ 999) / 1000, high3 = high / 1000
+        var j = (low1 <= high1 ? 1 : 0) &+ (low2 <= high2 ? 1 : 0) &+ (low3 <= high3 ? 1 : 0)
         // The multiple of 10^j nearest the exact v + vFraction / 2^m (ties cannot occur in
-        // this range), kept inside low...high.
-        var d: UInt64
-        if j == 0 {
-            d = v
-            if vFraction > half || (vFraction == half && d & 1 == 1) { d &+= 1 }
+        // this range), kept inside the interval: d = v / 10^j rounded down, r the remainder.
+        var d: UInt64, r: UInt64, lowJ: UInt64, highJ: UInt64
+        if j < 3 {
+            let v1 = v / 10, v2 = v / 100
+            d = j == 0 ? v : j == 1 ? v1 : v2
+            r = j == 0 ? 0 : j == 1 ? v &- v1 &* 10 : v &- v2 &* 100
+            lowJ = j == 0 ? low : j == 1 ? low1 : low2
+            highJ = j == 0 ? high : j == 1 ? high1 : high2
         } else {
-            let unit = powerOfTen(j)
-            // A division by a constant is a multiplication: j is 1 or 2 for most numbers of a
-            // ranking (16 or 15 digits), where a division by a variable costs tens of cycles.
-            d = j == 1 ? v / 10 : j == 2 ? v / 100 : v / unit
-            let twice = (UInt128(v &- d &* unit) &<< m | UInt128(vFraction)) &<< 1
-            let whole = UInt128(unit) &<< m
-            if twice > whole || (twice == whole && d & 1 == 1) { d &+= 1 }
+            // A short decimal (a few digits, such as 0.25): look further, rarely taken.
+            lowJ = low3; highJ = high3
+            var unit: UInt64 = 1000
+            while (lowJ &+ 9) / 10 <= highJ / 10 {
+                lowJ = (lowJ &+ 9) / 10; highJ /= 10; unit &*= 10; j += 1
+            }
+            d = v / unit
+            r = v &- d &* unit
         }
-        d = min(max(d, low), high)
+        // Up when past half of 10^j (for j = 0, when the fraction is), or at half and d odd.
+        let halfUnit = powerOfTen(j) / 2
+        let roundsUp = j == 0
+            ? vFraction > half || (vFraction == half && d & 1 == 1)
+            : r > halfUnit || (r == halfUnit && (vFraction != 0 || d & 1 == 1))
+        d = min(max(roundsUp ? d &+ 1 : d, lowJ), highJ)
         // d has v's digits less j: rounding never carries into another digit (that multiple
         // of 10^(j+1) would have made j larger).
         let digits = (v >= 100_000_000_000_000_000 ? 18 : 17) - j
         let exponent = digits + j - n                // x = 0.ddd… × 10^exponent
-        var k = 0
-        if x < 0 { out[0] = UInt8(ascii: "-"); k = 1 }
-        if exponent <= 0 {
-            out[k] = UInt8(ascii: "0"); out[k + 1] = UInt8(ascii: "."); k += 2
-            for _ in 0 ..< -exponent { out[k] = UInt8(ascii: "0"); k += 1 }
-            writeDigits(d, count: digits, to: out + k); k += digits
-        } else if exponent < digits {
-            // All digits one place to the right, then the integer part moved back before the
-            // point (dividing by a power of ten known only here would cost more).
-            writeDigits(d, count: digits, to: out + k + 1)
-            for i in 0..<exponent { out[k + i] = out[k + 1 + i] }
-            out[k + exponent] = UInt8(ascii: ".")
-            k += digits + 1
-        } else {
-            writeDigits(d, count: digits, to: out + k); k += digits
-            for _ in 0 ..< exponent - digits { out[k] = UInt8(ascii: "0"); k += 1 }
-            out[k] = UInt8(ascii: "."); out[k + 1] = UInt8(ascii: "0"); k += 2
+        let k = x < 0 ? 1 : 0
+        out[0] = UInt8(ascii: "-")                   // overwritten when x is positive
+        if exponent >= digits {
+            // An integer of 16 digits or more (smaller ones never come here): digits, zeros, ".0".
+            writeDigits(d, count: digits, to: out + k)
+            var end = k + digits
+            for _ in 0 ..< exponent - digits { out[end] = UInt8(ascii: "0"); end += 1 }
+            out[end] = UInt8(ascii: "."); out[end + 1] = UInt8(ascii: "0")
+            return end + 2
         }
-        return k
+        // d as 18 digits after eight zeros, so that a number below 1 finds its "0" and the zeros
+        // after the point there too; then two fixed-size copies place the integer part and the
+        // fraction around the point: the same moves for every length, where a branch on |x| < 1
+        // and loops over the digits were mispredicted often enough to cost more than the work.
+        var padded: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0x3030_3030_3030_3030, 0, 0, 0, 0, 0, 0)
+        return withUnsafeMutableBytes(of: &padded) { padded in
+            let digitsAt = padded.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            let first = d / 10_000_000_000_000_000, rest = d &- first &* 10_000_000_000_000_000
+            let middle = rest / 100_000_000
+            write2(UInt32(truncatingIfNeeded: first), to: digitsAt + 8)
+            write8(UInt32(truncatingIfNeeded: middle), to: digitsAt + 10)
+            write8(UInt32(truncatingIfNeeded: rest &- middle &* 100_000_000), to: digitsAt + 18)
+            let point = 26 - digits + exponent      // the point falls before digitsAt[point]
+            let integerDigits = max(exponent, 1)
+            copy24(from: digitsAt + point - integerDigits, to: out + k)
+            out[k + integerDigits] = UInt8(ascii: ".")
+            copy24(from: digitsAt + point, to: out + k + integerDigits + 1)
+            return k + integerDigits + 1 + digits - exponent
+        }
+    }
+
+    /// Copies 24 bytes, of which the caller uses a prefix: three unaligned moves.
+    @inline(__always)
+    private static func copy24(from source: UnsafePointer<UInt8>, to target: UnsafeMutablePointer<UInt8>) {
+        for offset in stride(from: 0, to: 24, by: 8) {
+            UnsafeMutableRawPointer(target + offset).storeBytes(
+                of: UnsafeRawPointer(source + offset).loadUnaligned(as: UInt64.self), as: UInt64.self)
+        }
+    }
+
+    /// Writes `value` (< 100) as two digits.
+    @inline(__always)
+    private static func write2(_ value: UInt32, to out: UnsafeMutablePointer<UInt8>) {
+        let pairs = UnsafeRawPointer(digitPairs.utf8Start)
+        UnsafeMutableRawPointer(out)
+            .storeBytes(of: pairs.loadUnaligned(fromByteOffset: 2 &* Int(value), as: UInt16.self), as: UInt16.self)
     }
 
     /// Writes the last `count` (at most 20) decimal digits of `value`, zero-padded, eight at
