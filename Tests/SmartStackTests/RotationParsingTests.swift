@@ -5,7 +5,7 @@ import Testing
     @Test func emptyAndDefaultGiveTheDocumentedDefaults() throws {
         #expect(try RotationParameters(parsing: "") == RotationParameters())
         #expect(try RotationParameters(parsing: "default") == RotationParameters())
-        #expect(RotationParameters().description == "margin=0.1,dwell=15m,cap=48,swipe_hold=30m,confidence=0.95")
+        #expect(RotationParameters().description == "margin=0.1,dwell=15m,cap=48,swipe_hold=10m,confidence=0.95")
     }
 
     @Test func everyParameterIsRead() throws {

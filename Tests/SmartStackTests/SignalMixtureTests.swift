@@ -117,8 +117,33 @@ import Testing
         #expect(!DwellLedger().allowsEarlyRotation(cell: top, gain: 0.8, z: z, at: 0, halfLife: 86_400))
     }
 
+    @Test func aThinCellBorrowsTheRecordOfLessConfidentChallengers() {
+        let z = DwellLedger.z(confidence: 0.95)
+        // Wins spread over the lower gain bands: no one cell is convincing, their pool is.
+        var ledger = DwellLedger()
+        for (k, gain) in [0.15, 0.35, 0.55].enumerated() {
+            ledger.settle(cell: DwellLedger.cell(gain: gain, isReturn: false), challengerWon: true, at: Double(k), halfLife: 86_400)
+        }
+        let thin = DwellLedger.cell(gain: 0.75, isReturn: false)
+        #expect(ledger.allowsEarlyRotation(cell: thin, gain: 0.75, z: z, at: 3, halfLife: 86_400))
+        #expect(!DwellLedger().allowsEarlyRotation(cell: thin, gain: 0.75, z: z, at: 3, halfLife: 86_400))
+        #expect(!ledger.allowsEarlyRotation(cell: DwellLedger.cell(gain: 0.15, isReturn: false), gain: 0.15, z: z, at: 3, halfLife: 86_400))
+        // Never upward: wins of confident challengers say nothing for less confident ones, and
+        // new challengers' wins say nothing for returns.
+        var confident = DwellLedger()
+        for k in 0..<6 {
+            confident.settle(cell: DwellLedger.cell(gain: 0.85, isReturn: false), challengerWon: true, at: Double(k), halfLife: 86_400)
+        }
+        #expect(!confident.allowsEarlyRotation(cell: DwellLedger.cell(gain: 0.3, isReturn: false), gain: 0.3, z: z, at: 6, halfLife: 86_400))
+        #expect(!ledger.allowsEarlyRotation(cell: DwellLedger.cell(gain: 0.75, isReturn: true), gain: 0.75, z: z, at: 3, halfLife: 86_400))
+        // Losses at lower gains count against the pool too.
+        var mixed = ledger
+        for k in 0..<3 { mixed.settle(cell: DwellLedger.cell(gain: 0.15, isReturn: false), challengerWon: false, at: Double(3 + k), halfLife: 86_400) }
+        #expect(!mixed.allowsEarlyRotation(cell: thin, gain: 0.75, z: z, at: 6, halfLife: 86_400))
+    }
+
     @Test func confidenceIsARotationParameter() throws {
-        #expect(RotationParameters().description == "margin=0.1,dwell=15m,cap=48,swipe_hold=30m,confidence=0.95")
+        #expect(RotationParameters().description == "margin=0.1,dwell=15m,cap=48,swipe_hold=10m,confidence=0.95")
         #expect(try RotationParameters(parsing: "confidence=off").earlyRotationConfidence == 1)
         #expect(try RotationParameters(parsing: "confidence=0.99").earlyRotationConfidence == 0.99)
         #expect(throws: EngineError.self) { try RotationParameters(parsing: "confidence=0.3") }

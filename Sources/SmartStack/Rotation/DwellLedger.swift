@@ -16,8 +16,11 @@ import Foundation
 /// 1/2 at the rotation parameter `confidence`: the data must show that, for this person and
 /// this much confidence of the scorer, early rotations are right more often than the top they
 /// replace. The prior (Beta, worth two outcomes) is the scorer's own claim for the contest, so a
-/// near-certain challenger need not wait for a record. Noisy score wobbles never earn it; a
-/// strong sequence, hint or place change does.
+/// near-certain challenger need not wait for a record. A cell that does not convince on its own
+/// is tested again on the pooled counts of its kind's bands up to its own: the win share rises
+/// with the gain, so weaker challengers' record is a conservative witness for a stronger one
+/// (never the other way), and a thin cell earns calm from the first day. Noisy score wobbles
+/// never earn it; a strong sequence, hint or place change does.
 ///
 /// ```swift
 /// var ledger = DwellLedger()
@@ -72,12 +75,27 @@ struct DwellLedger: Sendable, Codable, Hashable {
     /// confident challenger (gain above about 0.82 at 95%) rotates before the record exists.
     func allowsEarlyRotation(cell b: Int, gain: Double, z: Double, at ts: Double, halfLife: Double) -> Bool {
         guard b >= 0, b < Self.cells, z.isFinite, gain.isFinite else { return false }
-        let f = Self.decay(from: updated[b], to: ts, halfLife: halfLife)
         let claim = 1 / (2 - min(1, max(0, gain)))
-        let alpha = wins[b] * f + 2 * claim, beta = losses[b] * f + 2 * (1 - claim)
-        let mean = alpha / (alpha + beta)
-        let variance = mean * (1 - mean) / (alpha + beta + 1)
-        return mean - z * variance.squareRoot() > 0.5
+        @inline(__always) func wins(_ w: Double, over l: Double) -> Bool {
+            let alpha = w + 2 * claim, beta = l + 2 * (1 - claim)
+            let mean = alpha / (alpha + beta)
+            let variance = mean * (1 - mean) / (alpha + beta + 1)
+            return mean - z * variance.squareRoot() > 0.5
+        }
+        let f = Self.decay(from: updated[b], to: ts, halfLife: halfLife)
+        if wins(self.wins[b] * f, over: losses[b] * f) { return true }
+        // Challengers at least as confident win at least as often (the win share rises with the
+        // gain), so the record of this cell's kind at lower gains is a conservative witness too:
+        // its pooled counts let a thin cell borrow evidence without borrowing optimism.
+        let first = b < Self.bands ? 0 : Self.bands
+        guard b > first else { return false }
+        var w = 0.0, l = 0.0
+        for c in first...b {
+            let fc = Self.decay(from: updated[c], to: ts, halfLife: halfLife)
+            w += self.wins[c] * fc
+            l += losses[c] * fc
+        }
+        return wins(w, over: l)
     }
 
     /// Whether the stored counts are usable (checked when restoring a snapshot).

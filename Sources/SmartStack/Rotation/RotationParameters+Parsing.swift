@@ -11,7 +11,7 @@ extension RotationParameters: CustomStringConvertible {
     ///
     /// ```swift
     /// let calm = try RotationParameters(parsing: "margin=0.3,dwell=15m")
-    /// calm.description   // "margin=0.3,dwell=15m,cap=48,swipe_hold=30m,confidence=0.95"
+    /// calm.description   // "margin=0.3,dwell=15m,cap=48,swipe_hold=10m,confidence=0.95"
     /// ```
     ///
     /// - Throws: ``EngineError`` of kind ``EngineError/Kind/invalidParameter`` naming the
@@ -60,7 +60,7 @@ extension RotationParameters: CustomStringConvertible {
         }
     }
 
-    /// The canonical `key=value` form, e.g. `margin=0.1,dwell=15m,cap=48,swipe_hold=30m,confidence=0.95`.
+    /// The canonical `key=value` form, e.g. `margin=0.1,dwell=15m,cap=48,swipe_hold=10m,confidence=0.95`.
     public var description: String {
         let cap = maximumRotationsPerDay == Int.max ? "none" : String(maximumRotationsPerDay)
         let confidence = earlyRotationConfidence >= 1 ? "off" : "\(earlyRotationConfidence)"

@@ -2,8 +2,8 @@
 ///
 /// At each decision point, in this order:
 /// 1. **Pins win**: a pinned widget is on top until unpinned (even if its hint is `<= 0`).
-/// 2. **A manual swipe wins** for `swipeHold` (default 30 min): the widget swiped to stays on top
-///    while it is eligible.
+/// 2. **A manual swipe wins** for `swipeHold` (default 10 min, one session): the widget swiped to
+///    stays on top while it is eligible.
 /// 3. The scorer's best eligible widget not currently on top of another of the person's stacks
 ///    (**one stack top**) is the challenger. It replaces the current top only if the current top
 ///    is gone, ineligible or on top elsewhere, or if all of these hold:
@@ -35,9 +35,15 @@
 ///
 /// The defaults come from a sweep of the evaluator over the five simulated personas and the
 /// StudentLife recordings (README, "Rotation policy", re-measured with earned calm): a 15-minute
-/// dwell removes most flicker (A → B → A within 15 minutes: 0.024 → 0.005 of rotations) for
-/// −0.001 hit@1, the defaults together take a seventh of the rotations off an undamped top for
-/// −0.002, and a 30-minute swipe hold (rather than an hour) gains about 0.004 hit@1.
+/// dwell removes most flicker (A → B → A within 15 minutes: 0.021 → 0.004 of rotations) for
+/// −0.001 hit@1, the defaults together take an eighth of the rotations off an undamped top for
+/// −0.003. The swipe hold is one session (10 minutes, the window in which an engagement is
+/// credited to a decision): on a stack of 12 widgets people swipe to find a widget more often
+/// than to keep it, and a 30-minute hold raised unnecessary rotations above the undamped
+/// scorer's there (issue 14's test bed, tuning seeds).
+///
+/// A cell of the record with little evidence of its own borrows that of less confident
+/// challengers of the same kind (`DwellLedger`), so calm is earned within the first day.
 ///
 /// ```swift
 /// var r = RotationParameters()
@@ -53,7 +59,7 @@ public struct RotationParameters: Sendable, Hashable, Codable {
     public var minimumDwell: Double
     /// Automatic rotations allowed per stack per local day. Default 48.
     public var maximumRotationsPerDay: Int
-    /// Seconds a manually swiped-to widget stays on top. Default 1800 (30 minutes).
+    /// Seconds a manually swiped-to widget stays on top. Default 600 (10 minutes, one session).
     public var swipeHold: Double
     /// One-sided confidence (0.5...1) with which this person's record must show that rotations
     /// as confident as this one win inside the dwell before one is made early. Default 0.95;
@@ -65,7 +71,7 @@ public struct RotationParameters: Sendable, Hashable, Codable {
         hysteresisMargin = 0.1
         minimumDwell = 900
         maximumRotationsPerDay = 48
-        swipeHold = 1800
+        swipeHold = 600
         earlyRotationConfidence = 0.95
     }
 
