@@ -6,9 +6,9 @@
 #   - the C tests under AddressSanitizer and LeakSanitizer: the library's modules are compiled
 #     straight with swiftc (as .ci/fuzz.sh does) with -sanitize=fuzzer,address, so the same
 #     objects also serve the libFuzzer target Fuzz/Targets/CAPIRecordDecideFuzz.c, which feeds
-#     arbitrary bytes to smartstack_record and smartstack_decide for FUZZ_SECONDS (default 45)
-#     over Fuzz/Corpus/capi (new inputs in .build/bindings/corpus, crashes saved as
-#     .build/bindings/crash-*);
+#     arbitrary bytes to smartstack_record and smartstack_decide (JSON and packed) for
+#     FUZZ_SECONDS (default 45) over Fuzz/Corpus/capi (new inputs in .build/bindings/corpus,
+#     crashes saved as .build/bindings/crash-*);
 #   - pytest on the Python package installed with pip from the checkout;
 #   - the Java launcher-host program through the JNI library.
 #
@@ -81,7 +81,7 @@ clang "${strict[@]}" -g -fsanitize=address -I include -c bindings/c/test_smartst
 link "$out/test_smartstack-asan" address "$out/test_smartstack-asan.o" "${objects[@]}"
 ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=1 "$out/test_smartstack-asan"
 
-step "fuzz smartstack_record and smartstack_decide for ${seconds}s"
+step "fuzz smartstack_record and smartstack_decide(_packed) for ${seconds}s"
 clang "${strict[@]}" -g -fsanitize=fuzzer,address -I include -c Fuzz/Targets/CAPIRecordDecideFuzz.c -o "$out/fuzz-capi.o"
 link "$out/fuzz-capi" fuzzer,address "$out/fuzz-capi.o" "${objects[@]}"
 if ! "$out/fuzz-capi" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -max_total_time="$seconds" -print_final_stats=1 \

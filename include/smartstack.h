@@ -33,6 +33,15 @@
  *    reasons are most of a decision's cost (computing and writing them), so the hot path of a
  *    launcher at screen-on, smartstack_decide with `explain` 0, goes without (figures: README,
  *    "Performance").
+ *    A decision also comes packed (smartstack_decide_packed): the same values as plain structs
+ *    in one block the caller releases with smartstack_free_decision(). Which to use:
+ *      JSON    self-describing and a stable wire format: to store, log or forward a decision, or
+ *              when the host has a JSON reader at hand anyway (JNI, scripting languages).
+ *      packed  the hot path of a host that reads the ranking itself (C, ctypes): scores and
+ *              contributions are the doubles themselves, so nothing formats ~45 numbers as
+ *              shortest round-trip text and nothing parses them back (~1 us in the library and
+ *              ~7 us in Python's json per decision with reasons); texts are not escaped.
+ *              One allocation and one free, like the JSON, so it is as safe across threads.
  *    Counts come back as plain integers.
  *  - Time is an input: the engine never reads the clock or the time zone. An instant is given as
  *    nanoseconds since 1970-01-01T00:00:00Z (`at_unix_ns`) plus the UTC offset in force on the
@@ -186,6 +195,92 @@ smartstack_status smartstack_erase_app(smartstack_engine *engine, const char *ap
 
 /* Releases a buffer this library returned (smartstack_decide, smartstack_rank). NULL is a no-op. */
 void smartstack_free(char *buffer);
+
+/*
+ * Packed decisions: what smartstack_decide writes as JSON, as plain structs (see "Conventions"
+ * for when to use which). A decision is one block from the library's allocator: this struct,
+ * then the array of widgets, then the array of every widget's reasons, then the texts. Every
+ * pointer in it points into the block, so it stays valid until the block is released with
+ * smartstack_free_decision() and nothing in it is shared with other calls or threads. `size`
+ * is the whole block's length in bytes (to copy it in one piece: a copy's pointers still point
+ * into the original).
+ *
+ * Texts are UTF-8, `length` bytes at `bytes`, each followed by a NUL that `length` does not
+ * count. Use `length`: a widget id recorded as JSON "\u0000" holds a NUL itself. They lie one
+ * after another in this order, which the Python binding relies on to decode them in one go:
+ * stack, user, policy, top (when there is one), then for each widget its id and then its
+ * reasons' texts.
+ *
+ * Numbers are the doubles the JSON's numbers read back to: a negative zero comes as 0 (the
+ * JSON writes 0), a NaN or an infinity as itself (the JSON writes null).
+ */
+
+/* A text inside a packed decision. `bytes` is NULL (and `length` 0) only for an absent top. */
+typedef struct smartstack_text {
+    const char *bytes;
+    size_t length;
+} smartstack_text;
+
+/* Why a widget scores as it does: the phrase a person sees and how much it adds to the score. */
+typedef struct smartstack_reason {
+    smartstack_text text;
+    double contribution;
+} smartstack_reason;
+
+/* One widget of a ranking, as in the JSON's "ranking" array. */
+typedef struct smartstack_ranked_widget {
+    smartstack_text widget;
+    double score;
+    /* Its reasons, largest contribution first: `reason_count` entries of the decision's
+       `reasons` array from `reasons` on (NULL when there are none, as without `explain`). */
+    const smartstack_reason *reasons;
+    size_t reason_count;
+    /* Non-zero when the widget may be on top ("eligible" in the JSON). */
+    int eligible;
+} smartstack_ranked_widget;
+
+typedef struct smartstack_decision {
+    /* Bytes of the whole block, this struct included. */
+    size_t size;
+    /* The arguments of the call, as the JSON's "stack", "user" and "at" give them back. */
+    smartstack_text stack;
+    smartstack_text user;
+    int64_t at_unix_ns;
+    int32_t utc_offset_seconds;
+    /* The policy that scored the ranking, e.g. "contextual". */
+    smartstack_text policy;
+    /* The widget on top; `bytes` NULL when no widget is eligible (the JSON's null). */
+    smartstack_text top;
+    /* Non-zero when the top changed at this decision. */
+    int rotated;
+    /* The probability with which the policy picked the top (1 for deterministic policies). */
+    double propensity;
+    /* The ranking, in the scorer's order (NULL when the stack has no widget). */
+    const smartstack_ranked_widget *widgets;
+    size_t widget_count;
+    /* Every widget's reasons, widget after widget (NULL when there are none). */
+    const smartstack_reason *reasons;
+    size_t reason_count;
+} smartstack_decision;
+
+/*
+ * smartstack_decide, with the decision packed: the same decision (the same change of rotation
+ * state), the same statuses and last errors, the same values. On success *out_decision is the
+ * block (release with smartstack_free_decision); on failure NULL.
+ *
+ *     smartstack_decision *d = NULL;
+ *     if (smartstack_decide_packed(engine, "home", "me", at_ns, -5 * 3600, 1, &d) == SMARTSTACK_OK) {
+ *         for (size_t i = 0; i < d->widget_count; i++)
+ *             printf("%.*s %g\n", (int)d->widgets[i].widget.length, d->widgets[i].widget.bytes, d->widgets[i].score);
+ *         smartstack_free_decision(d);
+ *     }
+ */
+smartstack_status smartstack_decide_packed(smartstack_engine *engine, const char *stack, const char *user,
+                                           int64_t at_unix_ns, int32_t utc_offset_seconds, int explain,
+                                           smartstack_decision **out_decision);
+
+/* Releases a decision smartstack_decide_packed returned. NULL is a no-op. */
+void smartstack_free_decision(smartstack_decision *decision);
 
 #ifdef __cplusplus
 }

@@ -72,36 +72,45 @@ func runBindingsBenchmark(_ arguments: [String]) throws {
         for path in [swiftPath, cPath] { BindingsBench.remove(path) }
     }
 
-    // Deciding: four engines holding the same history decide at the same instants, in turn:
-    // Swift and C with reasons, Swift and C without. Each side's time includes releasing what it
-    // returned (the Swift decision, the C JSON with smartstack_free), as a host does.
-    let paths = ["swift", "c", "swift-bare", "c-bare"].map { directory + "/decide-\($0).sqlite" }
+    // Deciding: six engines holding the same history decide at the same instants, in turn:
+    // Swift, C JSON and C packed with reasons, Swift and C JSON without, then C packed without.
+    // Each side's time includes releasing what it returned (the Swift decision, the C JSON with
+    // smartstack_free, the packed decision with smartstack_free_decision), as a host does.
+    let paths = ["swift", "c", "swift-bare", "c-bare", "c-packed", "c-packed-bare"].map { directory + "/decide-\($0).sqlite" }
     for path in paths { BindingsBench.remove(path) }
     let swiftEngines = try [paths[0], paths[2]].map { path in
         let engine = try Engine(path: path, policy: PolicySpec(parsing: "contextual"))
         try engine.record(events)
         return engine
     }
-    let cEngines = try [paths[1], paths[3]].map { path in
+    let cEngines = try [paths[1], paths[3], paths[4], paths[5]].map { path in
         let engine = try BindingsBench.open(path)
         try BindingsBench.check(jsonl.withUnsafeBytes { smartstack_record(engine, $0.baseAddress!.assumingMemoryBound(to: CChar.self), $0.count, nil, nil) },
                                 engine, "smartstack_record")
         return engine
     }
-    var samples = [[Double]](repeating: [Double](repeating: 0, count: decisions), count: 4)
+    var samples = [[Double]](repeating: [Double](repeating: 0, count: decisions), count: 6)
     var checksum = 0
     for k in 0..<(BindingsBench.warmup + decisions) {
         let at = first + Int64(k) * BindingsBench.stepNanoseconds
         let time = EventTime(nanosecondsSinceEpoch: at, utcOffsetSeconds: BindingsBench.offset)
         for (side, explained) in [(0, true), (2, false)] {
-            // Which of the two goes first alternates, so neither always finds the caches warmed
-            // by the other's engine.
-            for route in k % 2 == 0 ? [side, side + 1] : [side + 1, side] {
+            // Which goes first rotates, so none always finds the caches warmed by another's engine.
+            let routes = [side, side + 1, side / 2 + 4]
+            for j in 0..<3 {
+                let route = routes[(j + k) % 3]
                 let t0 = engineMonotonic()
                 if route == side {
                     let decision = try swiftEngines[side / 2].decide(stack: "home", user: EngineBenchRoutine.user, at: time,
                                                                      explained: explained)
                     checksum &+= (decision.top?.utf8.count ?? 0) + decision.ranking.widgets.count
+                } else if route >= 4 {
+                    var packed: UnsafeMutablePointer<smartstack_decision>?
+                    let status = smartstack_decide_packed(cEngines[route - 2], "home", EngineBenchRoutine.user, at, BindingsBench.offset,
+                                                          explained ? 1 : 0, &packed)
+                    checksum &+= packed.map { $0.pointee.widget_count + $0.pointee.reason_count } ?? 0
+                    smartstack_free_decision(packed)
+                    try BindingsBench.check(status, cEngines[route - 2], "smartstack_decide_packed")
                 } else {
                     var json: UnsafeMutablePointer<CChar>?
                     var length = 0
@@ -122,13 +131,16 @@ func runBindingsBenchmark(_ arguments: [String]) throws {
 
     let swift = BindingsBench.Latency(samples[0]), c = BindingsBench.Latency(samples[1])
     let swiftBare = BindingsBench.Latency(samples[2]), bare = BindingsBench.Latency(samples[3])
+    let packed = BindingsBench.Latency(samples[4]), packedBare = BindingsBench.Latency(samples[5])
     let swiftRate = BindingsBench.median(swiftRates), cRate = BindingsBench.median(cRates)
     // Each round's two runs are back to back, so their ratio is less exposed to the machine's drift.
     let ratio = BindingsBench.median(zip(cRates, swiftRates).map { $0 / $1 })
     print("")
     print("| measure | Swift API | C API | C − Swift or C ÷ Swift | target |")
     print("|---|---:|---:|---:|---|")
-    for (label, swift, latency) in [("decide with reasons", swift, c), ("decide without reasons (explained: false, explain 0)", swiftBare, bare)] {
+    for (label, swift, latency) in [("decide with reasons (JSON)", swift, c), ("decide with reasons (packed)", swift, packed),
+                                    ("decide without reasons (explained: false, explain 0; JSON)", swiftBare, bare),
+                                    ("decide without reasons (packed)", swiftBare, packedBare)] {
         print(String(format: "| %@, median | %.2f µs | %.2f µs | %+.2f µs | ≤ +2 µs%@ |", label, swift.median * 1e6, latency.median * 1e6,
                      (latency.median - swift.median) * 1e6, latency.median - swift.median <= 2e-6 ? "" : " (MISSED)"))
         print(String(format: "| %@, p99 | %.2f µs | %.2f µs | %+.2f µs | (info) |", label, swift.p99 * 1e6, latency.p99 * 1e6,
@@ -140,8 +152,9 @@ func runBindingsBenchmark(_ arguments: [String]) throws {
                  swiftRates.map { String(format: "%.0fk", $0 / 1000) }.joined(separator: " "),
                  cRates.map { String(format: "%.0fk", $0 / 1000) }.joined(separator: " "), checksum))
     // One line for Benchmarks/bindings/run.sh.
-    print(String(format: "RESULT swift_decide_median_us=%.3f c_decide_median_us=%.3f swift_decide_bare_median_us=%.3f c_decide_bare_median_us=%.3f swift_record_rate=%.0f c_record_rate=%.0f record_ratio=%.3f first_ns=%lld step_ns=%lld offset=%d warmup=%d",
-                 swift.median * 1e6, c.median * 1e6, swiftBare.median * 1e6, bare.median * 1e6, swiftRate, cRate, ratio, first,
+    print(String(format: "RESULT swift_decide_median_us=%.3f c_decide_median_us=%.3f c_decide_packed_median_us=%.3f swift_decide_bare_median_us=%.3f c_decide_bare_median_us=%.3f c_decide_packed_bare_median_us=%.3f swift_record_rate=%.0f c_record_rate=%.0f record_ratio=%.3f first_ns=%lld step_ns=%lld offset=%d warmup=%d",
+                 swift.median * 1e6, c.median * 1e6, packed.median * 1e6, swiftBare.median * 1e6, bare.median * 1e6,
+                 packedBare.median * 1e6, swiftRate, cRate, ratio, first,
                  BindingsBench.stepNanoseconds, BindingsBench.offset, BindingsBench.warmup))
 }
 

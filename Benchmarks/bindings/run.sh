@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Decision latency of the engine through each host route, in one run (issue 15): the Swift API and
-# the C API (`smartstack-bench bindings`, alternating in one process, which also measures recording a
+# the C API, JSON and packed (`smartstack-bench bindings`, in turn in one process, which also measures recording a
 # 10,000-event JSONL batch), then Python (ctypes) and Java (JNI) on the same history and instants,
 # then the Swift and C figures once more, so the Swift median brackets the other two. Release builds.
 #
@@ -49,13 +49,18 @@ for reasons, suffix in (("with reasons", ""), ("without reasons", "_bare")):
           % (reasons.capitalize(), "true" if not suffix else "false", *swift))
     print("| route | decide, median | target | verdict |")
     print("|---|---:|---|---|")
-    c = [s1["c_decide%s_median_us" % suffix], s2["c_decide%s_median_us" % suffix]]
-    gaps = [v - s for v, s in zip(c, [s1["swift_decide%s_median_us" % suffix], s2["swift_decide%s_median_us" % suffix]])]
-    print("| C `smartstack_decide` (JSON) | %.2f / %.2f µs | ≤ Swift + 2 µs | +%.2f / +%.2f µs: %s |" % (*c, *gaps, verdict(max(gaps) <= 2)))
+    for label, key in (("C `smartstack_decide` (JSON)", "c_decide%s_median_us"),
+                       ("C `smartstack_decide_packed`", "c_decide_packed%s_median_us")):
+        c = [s1[key % suffix], s2[key % suffix]]
+        gaps = [v - s for v, s in zip(c, [s1["swift_decide%s_median_us" % suffix], s2["swift_decide%s_median_us" % suffix]])]
+        print("| %s | %.2f / %.2f µs | ≤ Swift + 2 µs | +%.2f / +%.2f µs: %s |" % (label, *c, *gaps, verdict(max(gaps) <= 2)))
     limits = [2 * v + 20 for v in swift]
-    for label, key in (("Python `Engine.decide` (ranking read on first access)", "python_decide%s_median_us"),
-                       ("Python `Engine.decide`, then its ranking read", "python_decide%s_read_median_us")):
-        value = py[key % suffix]
+    rows = (("Python `Engine.decide` (packed; ranking read on first access)", "python_decide%s_median_us"),
+            ("Python `Engine.decide` (packed), then its ranking read", "python_decide%s_read_median_us"))
+    if not suffix:
+        rows += (("Python `decide_json`, parsed and read into the same objects", "python_decide_json_read_median_us"),)
+    for label, key in rows:
+        value = py[key.replace("%s", suffix)]
         print("| %s | %.2f µs | ≤ 2 × Swift + 20 µs | limits %.1f–%.1f µs: %s |" % (label, value, *limits, verdict(value <= limits[0])))
     value = java["java_decide%s_median_us" % suffix]
     print("| Java `decideJson` (JNI, the JSON as a String) | %.2f µs | ≤ Swift + 5 µs | +%.2f / +%.2f µs: %s |"

@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: arbitrary bytes through the C API's record and decide entry points
- * (include/smartstack.h), as a host in C would call them. Built and run by .ci/bindings.sh.
+ * (include/smartstack.h: JSON and packed decisions), as a host in C would call them. Built and run by .ci/bindings.sh.
  *
  * Input: byte 0 picks the instant and UTC offset (valid ones mostly, raw ones sometimes), bytes
  * 1..12 are the raw instant and offset (little-endian int64, int32), then a stack and a user name
@@ -55,6 +55,41 @@ static void answer(smartstack_engine *engine, const char *stack, const char *use
     smartstack_free(json);
 }
 
+static void check_text(smartstack_text text, const char *block, size_t size) {
+    require(text.bytes >= block && text.bytes + text.length < block + size && text.bytes[text.length] == '\0',
+            "a packed text outside its block or without its NUL");
+}
+
+/* smartstack_decide_packed: on success a block whose every pointer stays inside it. */
+static void decide_packed(smartstack_engine *engine, const char *stack, const char *user, int64_t at, int32_t offset, int explain) {
+    smartstack_decision *d = NULL;
+    smartstack_status status = smartstack_decide_packed(engine, stack, user, at, offset, explain, &d);
+    check_status(status, engine);
+    if (status != SMARTSTACK_OK) {
+        require(d == NULL, "out_decision set on failure");
+        return;
+    }
+    require(d != NULL && d->size >= sizeof *d, "no packed decision");
+    const char *block = (const char *)d;
+    check_text(d->stack, block, d->size);
+    check_text(d->user, block, d->size);
+    check_text(d->policy, block, d->size);
+    require(strcmp(d->stack.bytes, stack) == 0 && strcmp(d->user.bytes, user) == 0, "stack or user not given back");
+    if (d->top.bytes) check_text(d->top, block, d->size);
+    size_t reasons = 0;
+    for (size_t i = 0; i < d->widget_count; i++) {
+        const smartstack_ranked_widget *w = &d->widgets[i];
+        require((const char *)(w + 1) <= block + d->size, "a widget outside the block");
+        check_text(w->widget, block, d->size);
+        require(explain || w->reason_count == 0, "reasons without explain");
+        require(w->reason_count == 0 || w->reasons == d->reasons + reasons, "a widget's reasons out of place");
+        for (size_t k = 0; k < w->reason_count; k++) check_text(w->reasons[k].text, block, d->size);
+        reasons += w->reason_count;
+    }
+    require(reasons == d->reason_count, "reason counts disagree");
+    smartstack_free_decision(d);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 13) return 0;
     uint8_t mode = data[0];
@@ -85,6 +120,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     answer(engine, stack, user, at, offset, 0);
     answer(engine, "home", "default", at, offset, mode & 8);
     answer(engine, stack, "default", at, offset, 1);
+    decide_packed(engine, stack, user, at, offset, mode & 16);
+    decide_packed(engine, "home", "default", (int64_t)((uint64_t)at + 60000000000ULL), offset, !(mode & 16));
     check_status(smartstack_close(engine), engine);
     require(smartstack_close(engine) == SMARTSTACK_ERROR_CLOSED, "double close is not SMARTSTACK_ERROR_CLOSED");
     free(stack);

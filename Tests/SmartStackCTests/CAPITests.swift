@@ -48,16 +48,21 @@ import Testing
         return text
     }
 
-    /// Every ranking the C API writes is the object `smartstack rank --json` prints, byte for
-    /// byte, over a month of a real-looking routine: numbers, escapes and all.
-    @Test func rankJSONIsTheCommandLinesJSON() throws {
+    /// A C engine and a Swift engine holding the commuter persona's events, and its last instant.
+    static func commuterEngines() throws -> (c: OpaquePointer, swift: Engine, last: EventTime) {
         let (jsonl, events) = Self.commuter
         let engine = try Self.open()
-        defer { _ = smartstack_close(engine) }
         try Self.record(engine, jsonl)
         let swift = try Engine(path: ":memory:")
         try swift.record(events)
-        let last = events.map(\.time).max()!
+        return (engine, swift, events.map(\.time).max()!)
+    }
+
+    /// Every ranking the C API writes is the object `smartstack rank --json` prints, byte for
+    /// byte, over a month of a real-looking routine: numbers, escapes and all.
+    @Test func rankJSONIsTheCommandLinesJSON() throws {
+        let (engine, swift, last) = try Self.commuterEngines()
+        defer { _ = smartstack_close(engine) }
         var compared = 0
         for user in ["commuter-00", "commuter-01", "commuter-02"] {
             for stack in ["top", "bottom"] {
@@ -100,6 +105,43 @@ import Testing
             if expected.didRotate { rotations += 1 }
         }
         #expect(rotations > 0, "the instants should include rotations")
+    }
+
+    /// A packed decision holds the Swift engine's decision at the same instants: the same top,
+    /// widgets, scores (the same doubles), eligibility and reasons, with and without explanations.
+    @Test func packedDecisionIsTheSwiftDecision() throws {
+        let (engine, swift, last) = try Self.commuterEngines()
+        defer { _ = smartstack_close(engine) }
+        var at = last
+        var reasons = 0
+        for step in 0..<60 {
+            at = at.adding(seconds: Double(7 * 60 + step))
+            let explained = step % 3 != 2
+            let expected = try swift.decide(stack: "top", user: "commuter-01", at: at, explained: explained)
+            var out: UnsafeMutablePointer<smartstack_decision>?
+            try Self.check(smartstack_decide_packed(engine, "top", "commuter-01", at.nanosecondsSinceEpoch, at.utcOffsetSeconds,
+                                                    explained ? 1 : 0, &out), engine)
+            defer { smartstack_free_decision(out) }
+            let d = try #require(out).pointee
+            #expect(Self.string(d.stack) == "top" && Self.string(d.user) == "commuter-01" && Self.string(d.policy) == expected.ranking.policy)
+            #expect(d.at_unix_ns == at.nanosecondsSinceEpoch && d.utc_offset_seconds == at.utcOffsetSeconds)
+            #expect((d.top.bytes == nil ? nil : Self.string(d.top)) == expected.top)
+            #expect((d.rotated != 0) == expected.didRotate && d.propensity == expected.propensity)
+            let widgets = (0..<d.widget_count).map { i in
+                let w = d.widgets[i]
+                return RankedWidget(widget: Self.string(w.widget), score: w.score, isEligible: w.eligible != 0,
+                                    reasons: (0..<w.reason_count).map { Reason(text: Self.string(w.reasons[$0].text), contribution: w.reasons[$0].contribution) })
+            }
+            #expect(widgets == expected.ranking.widgets)
+            #expect(d.reason_count == expected.ranking.widgets.reduce(0) { $0 + $1.reasons.count })
+            if !explained { #expect(d.reason_count == 0 && d.reasons == nil) }
+            reasons += d.reason_count
+        }
+        #expect(reasons > 0)
+    }
+
+    static func string(_ text: smartstack_text) -> String {
+        String(decoding: UnsafeRawBufferPointer(start: text.bytes, count: text.length), as: UTF8.self)
     }
 
     /// `,"top":...,"rotated":...,"propensity":...,"ranking":[`: a decision's own fields, as JSON.

@@ -30,7 +30,7 @@ import Testing
             guard fields.count == 3, fields[1] == "T", fields[2].hasPrefix("smartstack_") else { return nil }
             return String(fields[2])
         })
-        #expect(declared.count >= 12)
+        #expect(declared.count >= 14 && declared.contains("smartstack_decide_packed") && declared.contains("smartstack_free_decision"))
         #expect(declared == exported, "declared only: \(declared.subtracting(exported)); exported only: \(exported.subtracting(declared))")
     }
 

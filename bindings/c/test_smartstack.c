@@ -420,6 +420,251 @@ static void test_close_while_calling(void) {
     }
 }
 
+/* Packed decisions (smartstack_decide_packed) against the JSON of smartstack_decide: a reader
+   for exactly what the library writes, the JSON of one decision, field after field. */
+struct json_reader {
+    const char *at;
+    int ok;
+};
+
+static void json_literal(struct json_reader *r, const char *literal) {
+    size_t n = strlen(literal);
+    if (r->ok && strncmp(r->at, literal, n) == 0) r->at += n;
+    else r->ok = 0;
+}
+
+static int json_peek(struct json_reader *r, const char *literal) {
+    return r->ok && strncmp(r->at, literal, strlen(literal)) == 0;
+}
+
+static void put_utf8(char *out, size_t *n, unsigned long c) {
+    if (c < 0x80) out[(*n)++] = (char)c;
+    else if (c < 0x800) { out[(*n)++] = (char)(0xC0 | c >> 6); out[(*n)++] = (char)(0x80 | (c & 0x3F)); }
+    else if (c < 0x10000) {
+        out[(*n)++] = (char)(0xE0 | c >> 12); out[(*n)++] = (char)(0x80 | (c >> 6 & 0x3F)); out[(*n)++] = (char)(0x80 | (c & 0x3F));
+    } else {
+        out[(*n)++] = (char)(0xF0 | c >> 18); out[(*n)++] = (char)(0x80 | (c >> 12 & 0x3F));
+        out[(*n)++] = (char)(0x80 | (c >> 6 & 0x3F)); out[(*n)++] = (char)(0x80 | (c & 0x3F));
+    }
+}
+
+/* A JSON string compared with a packed text, byte for byte after unescaping. */
+static void json_text(struct json_reader *r, smartstack_text text) {
+    char out[1024];
+    size_t n = 0;
+    json_literal(r, "\"");
+    while (r->ok && *r->at != '"' && n + 4 < sizeof out) {
+        if (*r->at != '\\') { out[n++] = *r->at++; continue; }
+        char e = r->at[1];
+        r->at += 2;
+        switch (e) {
+        case 'n': out[n++] = '\n'; break;
+        case 't': out[n++] = '\t'; break;
+        case 'r': out[n++] = '\r'; break;
+        case 'b': out[n++] = '\b'; break;
+        case 'f': out[n++] = '\f'; break;
+        case 'u': {
+            char hex[5] = {0};
+            memcpy(hex, r->at, 4);
+            r->at += 4;
+            unsigned long c = strtoul(hex, NULL, 16);
+            if (c >= 0xD800 && c < 0xDC00 && r->at[0] == '\\' && r->at[1] == 'u') {
+                memcpy(hex, r->at + 2, 4);
+                r->at += 6;
+                c = 0x10000 + ((c - 0xD800) << 10) + (strtoul(hex, NULL, 16) - 0xDC00);
+            }
+            put_utf8(out, &n, c);
+            break;
+        }
+        default: out[n++] = e;
+        }
+    }
+    json_literal(r, "\"");
+    if (r->ok && (text.bytes == NULL || text.length != n || memcmp(text.bytes, out, n) != 0 || text.bytes[n] != '\0')) {
+        r->ok = 0;
+        fprintf(stderr, "packed text '%.*s' (%zu bytes) differs from the JSON's '%.*s'\n", (int)text.length,
+                text.bytes ? text.bytes : "", text.length, (int)n, out);
+    }
+}
+
+/* A JSON number (or null) compared with a packed double: the same bits (null: not finite). */
+static void json_number(struct json_reader *r, double value) {
+    if (json_peek(r, "null")) {
+        json_literal(r, "null");
+        if (value - value == 0) r->ok = 0;
+        return;
+    }
+    char *end = NULL;
+    double parsed = strtod(r->at, &end);
+    if (!r->ok || end == r->at || memcmp(&parsed, &value, sizeof value) != 0) {
+        if (r->ok) fprintf(stderr, "packed %.17g differs from the JSON's %.30s\n", value, r->at);
+        r->ok = 0;
+        return;
+    }
+    r->at = end;
+}
+
+static void json_flag(struct json_reader *r, int value) { json_literal(r, value ? "true" : "false"); }
+
+/* The packed decision reads as the JSON one: every field, text and number, and the block's layout. */
+static int packed_matches_json(const smartstack_decision *d, const char *json, int explain) {
+    struct json_reader r = {json, 1};
+    json_literal(&r, "{\"stack\":"); json_text(&r, d->stack);
+    json_literal(&r, ",\"user\":"); json_text(&r, d->user);
+    json_literal(&r, ",\"at\":\"");
+    while (r.ok && *r.at && *r.at != '"') r.at++;
+    json_literal(&r, "\",\"policy\":"); json_text(&r, d->policy);
+    json_literal(&r, ",\"top\":");
+    if (json_peek(&r, "null")) {
+        json_literal(&r, "null");
+        if (d->top.bytes != NULL || d->top.length != 0) r.ok = 0;
+    } else {
+        json_text(&r, d->top);
+    }
+    json_literal(&r, ",\"rotated\":"); json_flag(&r, d->rotated);
+    json_literal(&r, ",\"propensity\":"); json_number(&r, d->propensity);
+    json_literal(&r, ",\"ranking\":[");
+    const char *base = (const char *)d;
+    size_t reasons = 0;
+    const char *next_text = d->stack.bytes;
+    for (size_t i = 0; i < d->widget_count && r.ok; i++) {
+        const smartstack_ranked_widget *w = &d->widgets[i];
+        json_literal(&r, i == 0 ? "{\"widget\":" : ",{\"widget\":"); json_text(&r, w->widget);
+        json_literal(&r, ",\"score\":"); json_number(&r, w->score);
+        json_literal(&r, ",\"eligible\":"); json_flag(&r, w->eligible);
+        if (w->reason_count > 0 && w->reasons != d->reasons + reasons) r.ok = 0;
+        if ((w->reason_count == 0) != (w->reasons == NULL)) r.ok = 0;
+        if (explain) {
+            json_literal(&r, ",\"reasons\":[");
+            for (size_t k = 0; k < w->reason_count && r.ok; k++) {
+                json_literal(&r, k == 0 ? "{\"text\":" : ",{\"text\":"); json_text(&r, w->reasons[k].text);
+                json_literal(&r, ",\"contribution\":"); json_number(&r, w->reasons[k].contribution);
+                json_literal(&r, "}");
+            }
+            json_literal(&r, "]");
+        }
+        json_literal(&r, "}");
+        reasons += w->reason_count;
+    }
+    json_literal(&r, "]}");
+    if (r.ok && *r.at != '\0') r.ok = 0;
+    if (reasons != d->reason_count || (d->reason_count == 0) != (d->reasons == NULL)
+        || (d->widget_count == 0) != (d->widgets == NULL))
+        r.ok = 0;
+    /* The texts follow each other in the order the header gives, and end where the block does. */
+    smartstack_text order[4] = {d->stack, d->user, d->policy, d->top};
+    for (int k = 0; k < 4 && r.ok; k++) {
+        if (order[k].bytes == NULL) continue;
+        if (order[k].bytes != next_text) r.ok = 0;
+        next_text = order[k].bytes + order[k].length + 1;
+    }
+    for (size_t i = 0; i < d->widget_count && r.ok; i++) {
+        if (d->widgets[i].widget.bytes != next_text) r.ok = 0;
+        next_text += d->widgets[i].widget.length + 1;
+        for (size_t k = 0; k < d->widgets[i].reason_count; k++) {
+            if (d->widgets[i].reasons[k].text.bytes != next_text) r.ok = 0;
+            next_text += d->widgets[i].reasons[k].text.length + 1;
+        }
+    }
+    if (r.ok && next_text != base + d->size) r.ok = 0;
+    return r.ok;
+}
+
+/* Two engines with the same history decide at the same instants, one packed, one in JSON:
+   1, 3 and 14 widgets, a pinned one, an ineligible one, ids that JSON escapes (and a NUL), apps
+   with non-ASCII names in the reasons, with and without explanations, rotations and all. */
+static void test_packed_decisions(void) {
+    const char *history =
+        "{\"time\":\"2026-03-02T07:00:00-05:00\",\"type\":\"stack_config\",\"user\":\"me\",\"stack\":\"one\","
+        "\"widgets\":[{\"id\":\"solo\",\"app\":\"com.solo\"}]}\n"
+        "{\"time\":\"2026-03-02T07:00:00-05:00\",\"type\":\"stack_config\",\"user\":\"me\",\"stack\":\"big\",\"widgets\":["
+        "{\"id\":\"w0\",\"app\":\"com.caf\\u00e9\"},{\"id\":\"say \\\"hi\\\"\",\"app\":\"com.\\u6587\"},{\"id\":\"back\\\\slash\"},"
+        "{\"id\":\"tab\\there\\nnl\\u0001\"},{\"id\":\"\\ud83c\\udfe0 home\",\"app\":\"com.\\ud83c\\udfe0\"},{\"id\":\"nul\\u0000in\"},"
+        "{\"id\":\"w6\",\"app\":\"com.six\"},{\"id\":\"w7\"},{\"id\":\"w8\",\"app\":\"com.eight\"},{\"id\":\"w9\"},"
+        "{\"id\":\"w10\"},{\"id\":\"w11\",\"app\":\"com.eleven\"},{\"id\":\"w12\"},{\"id\":\"w13\",\"app\":\"com.solo\"}]}\n"
+        "{\"time\":\"2026-03-02T07:30:00-05:00\",\"type\":\"widget_pin\",\"user\":\"me\",\"stack\":\"home\",\"widget\":\"music\"}\n"
+        "{\"time\":\"2026-03-02T07:40:00-05:00\",\"type\":\"relevance\",\"user\":\"me\",\"widget\":\"w7\",\"score\":0}\n"
+        "{\"time\":\"2026-03-02T07:41:00-05:00\",\"type\":\"relevance\",\"user\":\"me\",\"widget\":\"w9\",\"score\":0.9,\"duration\":3600}\n";
+    const char *apps[] = {"com.caf\xc3\xa9", "com.\xe6\x96\x87", "com.\xf0\x9f\x8f\xa0", "com.solo", "com.six", "com.eight",
+                          "com.apple.mobilecal", "com.eleven"};
+    smartstack_engine *packed = open_memory(), *json = open_memory();
+    smartstack_engine *engines[2] = {packed, json};
+    for (int e = 0; e < 2; e++) {
+        configure_home(engines[e], "me");
+        OK(smartstack_record(engines[e], history, strlen(history), NULL, NULL), engines[e]);
+    }
+    const char *stacks[] = {"one", "home", "big"};
+    int compared = 0, matched = 0, rotations = 0, pinned = 0, ineligible = 0, unicode = 0, sizes[15] = {0};
+    for (int step = 0; step < 240; step++) {
+        int64_t at = T0 + (int64_t)step * 7 * MINUTE;
+        char line[256];
+        int minutes = 8 * 60 + 5 + step * 7 - 1;  /* a launch a minute before each decision */
+        int length = snprintf(line, sizeof line,
+                              "{\"time\":\"2026-03-%02dT%02d:%02d:00-05:00\",\"type\":\"app_launch\",\"user\":\"me\",\"app\":\"%s\"}\n",
+                              2 + minutes / 1440, minutes % 1440 / 60, minutes % 60, apps[step % 8]);
+        for (int e = 0; e < 2; e++) OK(smartstack_record(engines[e], line, (size_t)length, NULL, NULL), engines[e]);
+        const char *stack = stacks[step % 3];
+        int explain = step % 4 != 3;
+        smartstack_decision *d = NULL;
+        OK(smartstack_decide_packed(packed, stack, "me", at, EST, explain, &d), packed);
+        char *text = decide(json, stack, "me", at, explain);
+        if (!d || !text) { smartstack_free_decision(d); smartstack_free(text); continue; }
+        compared++;
+        if (packed_matches_json(d, text, explain)) matched++;
+        else if (compared - matched <= 3) fprintf(stderr, "packed decision differs from\n  %s\n", text);
+        rotations += d->rotated != 0;
+        pinned += strcmp(stack, "home") == 0 && d->widget_count == 3 && d->widgets[0].widget.length == 5
+                  && memcmp(d->widgets[0].widget.bytes, "music", 5) == 0;
+        for (size_t i = 0; i < d->widget_count; i++) ineligible += !d->widgets[i].eligible;
+        for (size_t k = 0; k < d->reason_count; k++)
+            for (size_t b = 0; b < d->reasons[k].text.length; b++) unicode += (unsigned char)d->reasons[k].text.bytes[b] >= 0x80;
+        if (d->widget_count < 15) sizes[d->widget_count]++;
+        smartstack_free_decision(d);
+        smartstack_free(text);
+    }
+    CHECK(compared == 240 && matched == compared, "%d of %d packed decisions read as their JSON", matched, compared);
+    CHECK(rotations > 0 && pinned > 0 && ineligible > 0 && unicode > 0 && sizes[1] > 0 && sizes[3] > 0 && sizes[14] > 0,
+          "the comparison lacks a case: %d rotations, %d pinned, %d ineligible, %d non-ASCII reason bytes, %d/%d/%d of 1/3/14 widgets",
+          rotations, pinned, ineligible, unicode, sizes[1], sizes[3], sizes[14]);
+    for (int e = 0; e < 2; e++) OK(smartstack_close(engines[e]), engines[e]);
+}
+
+/* Every failure of smartstack_decide_packed: the status and message of smartstack_decide, and no block. */
+static void test_packed_errors(void) {
+    smartstack_engine *engine = open_memory();
+    configure_home(engine, "me");
+    smartstack_decision *d = (smartstack_decision *)&d;
+    EXPECT(smartstack_decide_packed(engine, "gym", "me", T0, EST, 1, &d), SMARTSTACK_ERROR_UNKNOWN_STACK, engine,
+           "unknown stack 'gym'");
+    CHECK(d == NULL, "out_decision not reset on failure");
+    EXPECT(smartstack_decide_packed(engine, "home", "you", T0, EST, 1, &d), SMARTSTACK_ERROR_UNKNOWN_USER, engine,
+           "unknown user 'you'");
+    EXPECT(smartstack_decide_packed(engine, "home\xe2\x82", "me", T0, EST, 1, &d), SMARTSTACK_ERROR_INVALID_UTF8, engine,
+           "stack is not valid UTF-8: byte 0xE2 at offset 4");
+    EXPECT(smartstack_decide_packed(engine, NULL, "me", T0, EST, 1, &d), SMARTSTACK_ERROR_NULL_ARGUMENT, engine, "stack is NULL");
+    EXPECT(smartstack_decide_packed(engine, "home", NULL, T0, EST, 1, &d), SMARTSTACK_ERROR_NULL_ARGUMENT, engine, "user is NULL");
+    EXPECT(smartstack_decide_packed(engine, "home", "me", T0, EST, 1, NULL), SMARTSTACK_ERROR_NULL_ARGUMENT, engine,
+           "out_decision is NULL");
+    EXPECT(smartstack_decide_packed(engine, "home", "me", T0, 90, 1, &d), SMARTSTACK_ERROR_INVALID_ARGUMENT, engine,
+           "utc_offset_seconds 90");
+    EXPECT(smartstack_decide_packed(engine, "home", "me", INT64_MIN, 0, 1, &d), SMARTSTACK_ERROR_INVALID_ARGUMENT, engine,
+           "at_unix_ns");
+    CHECK(d == NULL, "out_decision set by a failed call");
+    /* An empty stack decides nothing on top, with no widgets. */
+    OK(smartstack_configure(engine, "me", "empty", NULL, NULL, 0, T0, EST), engine);
+    OK(smartstack_decide_packed(engine, "empty", "me", T0 + MINUTE, EST, 1, &d), engine);
+    CHECK(d && d->top.bytes == NULL && d->top.length == 0 && d->widget_count == 0 && d->widgets == NULL && d->reasons == NULL
+              && d->at_unix_ns == T0 + MINUTE && d->utc_offset_seconds == EST,
+          "an empty stack's packed decision");
+    smartstack_free_decision(d);
+    smartstack_free_decision(NULL);
+    OK(smartstack_close(engine), engine);
+    d = (smartstack_decision *)&d;
+    EXPECT(smartstack_decide_packed(engine, "home", "me", T0, EST, 1, &d), SMARTSTACK_ERROR_CLOSED, engine, "is closed");
+    CHECK(d == NULL, "out_decision not reset when the handle is closed");
+    EXPECT(smartstack_decide_packed(NULL, "home", "me", T0, EST, 1, &d), SMARTSTACK_ERROR_NULL_ARGUMENT, NULL, "engine is NULL");
+}
+
 int main(void) {
     char directory[] = "/tmp/smartstack-c-test-XXXXXX";
     if (!mkdtemp(directory)) {
@@ -433,6 +678,8 @@ int main(void) {
     test_record();
     test_large_batch();
     test_decide_and_rank();
+    test_packed_decisions();
+    test_packed_errors();
     test_erase();
     test_persistence(directory);
     test_threads();

@@ -1,6 +1,16 @@
 import CSmartStack
 import SmartStack
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Bionic)
+import Bionic
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 // Rankings and decisions; declarations and documentation in include/smartstack.h.
 
 @c @implementation
@@ -12,6 +22,26 @@ public func smartstack_decide(_ engine: OpaquePointer?, _ stack: UnsafePointer<C
         let decision = try engine.decide(stack: stack, user: user, at: time, explained: explain != 0)
         return RankingJSON.cString(decision, explained: explain != 0)
     }
+}
+
+@c @implementation
+public func smartstack_decide_packed(_ engine: OpaquePointer?, _ stack: UnsafePointer<CChar>?, _ user: UnsafePointer<CChar>?,
+                                     _ atUnixNanoseconds: Int64, _ utcOffsetSeconds: Int32, _ explain: Int32,
+                                     _ outDecision: UnsafeMutablePointer<UnsafeMutablePointer<smartstack_decision>?>?)
+    -> smartstack_status {
+    outDecision?.pointee = nil
+    return call(engine) { engine in
+        let out = try Arguments.output(outDecision, "out_decision")
+        let (stack, user) = (try Arguments.string(stack, "stack"), try Arguments.string(user, "user"))
+        let time = try Arguments.time(atUnixNanoseconds, utcOffsetSeconds)
+        let decision = try engine.decide(stack: stack, user: user, at: time, explained: explain != 0)
+        out.pointee = PackedDecision.make(decision, explained: explain != 0)
+    }
+}
+
+@c @implementation
+public func smartstack_free_decision(_ decision: UnsafeMutablePointer<smartstack_decision>?) {
+    free(decision)
 }
 
 @c @implementation

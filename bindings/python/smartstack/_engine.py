@@ -4,6 +4,7 @@ from __future__ import annotations
 import enum
 import json
 import json.scanner
+import struct
 from ctypes import byref, c_char_p, c_size_t, c_uint64, c_void_p, string_at
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -16,7 +17,26 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 # Every number of a ranking is a float: a whole contribution written 2 is read 2.0. The scanner
 # reads the library's JSON straight (no whitespace around it to skip, nothing after it to check).
 _SCAN = json.scanner.make_scanner(json.JSONDecoder(parse_int=float))
-_RANKING_KEY = ',"ranking":['
+
+# The packed decision of include/smartstack.h in the platform's own layout ("@"): the struct
+# smartstack_decision, then per widget (smartstack_ranked_widget, padded to its 8-byte alignment)
+# and per reason (smartstack_reason) their pointers, lengths and numbers.
+_DECISION = struct.Struct("@NPNPNqiPNPNidPNPN")
+_WIDGET = "PNdPNi4x"
+_REASON = "PNd"
+_WIDGET_FIELDS, _REASON_FIELDS = 6, 3
+_arrays: dict = {}
+
+
+def _array(item: str, count: int) -> struct.Struct:
+    """The format of `count` packed items in a row (cached: a host sees few stack sizes)."""
+    key = (item, count)
+    layout = _arrays.get(key)
+    if layout is None:
+        layout = struct.Struct("@" + item * count)
+        if len(_arrays) < 512:
+            _arrays[key] = layout
+    return layout
 
 
 def _parse(text: str) -> Any:
@@ -88,7 +108,7 @@ class Decision:
     needs the top does not pay for building ~45 objects.
     """
 
-    __slots__ = ("stack", "user", "at", "policy", "top", "rotated", "propensity", "_ranking", "_source", "_start")
+    __slots__ = ("stack", "user", "at", "policy", "top", "rotated", "propensity", "_ranking", "_packed")
     _FIELDS = ("stack", "user", "at", "policy", "top", "rotated", "propensity", "ranking")
 
     def __init__(self, stack: str, user: str, at: datetime, policy: str, top: Optional[str], rotated: bool,
@@ -96,15 +116,15 @@ class Decision:
         self.stack, self.user, self.at, self.policy = stack, user, at, policy
         self.top, self.rotated, self.propensity = top, rotated, propensity
         self._ranking: Optional[Tuple[RankedWidget, ...]] = ranking
-        self._source: Optional[str] = None
+        self._packed: Optional[tuple] = None
 
     @property
     def ranking(self) -> Tuple[RankedWidget, ...]:
         """The scorer's order: pinned widget first, then eligible widgets by score, then the rest."""
         if self._ranking is None:
             # Two threads may both read it here: they build equal tuples, and either one stays.
-            self._ranking = _widgets(_SCAN(self._source, self._start)[0])
-            self._source = None
+            self._ranking = _packed_widgets(*self._packed)
+            self._packed = None
         return self._ranking
 
     def __eq__(self, other):
@@ -216,17 +236,35 @@ class Engine:
         `at`, with the ranking it came from (each widget's reasons unless `explain` is False).
         Changes the rotation state."""
         at_ns, offset = _instant(at)
-        text = self._answer(self._lib.smartstack_decide, _text(stack, "stack"), _text(user, "user"), at_ns, offset,
-                            1 if explain else 0)
-        # The object's keys come in a fixed order with "ranking" last, and a string value cannot
-        # hold `,"ranking":[` unescaped: the fields before it are read alone, the ranking later.
-        split = text.index(_RANKING_KEY)
-        head = _parse(text[:split] + "}")
-        decision = Decision(head["stack"], head["user"], at, head["policy"], head["top"], head["rotated"],
-                            head["propensity"], None)
-        # The ranking's array is read from the answer where it starts (no copy of ~4 KB).
-        decision._source, decision._start = text, split + len(_RANKING_KEY) - 1
+        # The packed form (smartstack_decide_packed): numbers as doubles, nothing to parse.
+        address = c_void_p()
+        self._check(self._lib.smartstack_decide_packed(self._handle, _text(stack, "stack"), _text(user, "user"), at_ns,
+                                                       offset, 1 if explain else 0, byref(address)))
+        address = address.value
+        try:
+            block = string_at(address, c_size_t.from_address(address).value)
+        finally:
+            self._lib.smartstack_free_decision(address)
+        (size, stack_at, stack_length, user_at, user_length, _, _, policy_at, policy_length, top_at, top_length,
+         rotated, propensity, widgets_at, widget_count, reasons_at, reason_count) = _DECISION.unpack_from(block)
+        start = stack_at - address
+        end = (top_at + top_length if top_at else policy_at + policy_length) - address
+        # The texts lie one after another, each followed by a NUL: stack, user, policy, top.
+        head = block[start:end].decode("utf-8").split("\0")
+        if len(head) != (4 if top_at else 3):  # a NUL inside a text: read each by its length
+            texts = ((stack_at, stack_length), (user_at, user_length), (policy_at, policy_length), (top_at, top_length))
+            head = [_decoded(block, address, *text) for text in texts[:len(texts) if top_at else 3]]
+        decision = Decision(head[0], head[1], at, head[2], head[3] if top_at else None, rotated != 0,
+                            propensity if propensity - propensity == 0.0 else None, None)
+        decision._packed = (block, address, end + 1, widgets_at, widget_count, reasons_at, reason_count)
         return decision
+
+    def decide_json(self, stack: str, *, user: str = "default", at: datetime, explain: bool = True) -> str:
+        """`decide`, with the decision as the library's JSON text (smartstack_decide): the stable
+        wire format, to store or forward as it is. Changes the rotation state as `decide` does."""
+        at_ns, offset = _instant(at)
+        return self._answer(self._lib.smartstack_decide, _text(stack, "stack"), _text(user, "user"), at_ns, offset,
+                            1 if explain else 0)
 
     def rank(self, stack: str, *, user: str = "default", at: datetime) -> Ranking:
         """The ranking of `stack` at `at` with each widget's reasons; changes nothing."""
@@ -345,3 +383,50 @@ def _widgets(raw: list) -> Tuple[RankedWidget, ...]:
 
 
 _new = object.__new__
+
+
+def _decoded(block: bytes, address: int, at: int, length: int) -> str:
+    return block[at - address:at - address + length].decode("utf-8")
+
+
+def _packed_widgets(block: bytes, address: int, texts_start: int, widgets_at: int, widget_count: int, reasons_at: int,
+                    reason_count: int) -> Tuple[RankedWidget, ...]:
+    """The ranking of a packed decision (include/smartstack.h, smartstack_decision)."""
+    if widget_count == 0:
+        return ()
+    numbers = _array(_WIDGET, widget_count).unpack_from(block, widgets_at - address)
+    reasons = _array(_REASON, reason_count).unpack_from(block, reasons_at - address) if reason_count else ()
+    contributions = reasons[2::_REASON_FIELDS]
+    total = sum(contributions)
+    if total - total != 0.0:  # a NaN or an infinity among them (the JSON's null)
+        contributions = [c if c - c == 0.0 else None for c in contributions]
+    # Each widget's id, then its reasons' texts, each followed by a NUL: decoded in one go.
+    texts = block[texts_start:-1].decode("utf-8").split("\0")
+    if len(texts) != widget_count + reason_count:  # a NUL inside a text: read each by its length
+        texts = []
+        r = 0
+        for w in range(0, widget_count * _WIDGET_FIELDS, _WIDGET_FIELDS):
+            texts.append(_decoded(block, address, numbers[w], numbers[w + 1]))
+            for k in range(r, r + numbers[w + 4]):
+                texts.append(_decoded(block, address, reasons[k * _REASON_FIELDS], reasons[k * _REASON_FIELDS + 1]))
+            r += numbers[w + 4]
+    widgets = []
+    t = r = 0
+    for w in range(0, widget_count * _WIDGET_FIELDS, _WIDGET_FIELDS):
+        widget = _new(RankedWidget)
+        widget.widget = texts[t]
+        score = numbers[w + 2]
+        widget.score = score if score - score == 0.0 else None
+        widget.eligible = numbers[w + 5] != 0
+        count = numbers[w + 4]
+        items = []
+        for k in range(count):
+            reason = _new(Reason)
+            reason.text = texts[t + 1 + k]
+            reason.contribution = contributions[r + k]
+            items.append(reason)
+        widget.reasons = tuple(items)
+        t += 1 + count
+        r += count
+        widgets.append(widget)
+    return tuple(widgets)

@@ -1,8 +1,10 @@
 """Tests of the Python binding: results, errors with their status, time handling, threads, and how
 the library is found. SMARTSTACK_LIBRARY (or a release build of the checkout) gives the library."""
+import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import threading
@@ -78,6 +80,103 @@ def test_decide_without_explanation_is_the_same_decision(engine):
         [(w.widget, w.score, w.eligible) for w in explained.widgets]
     assert all(w.reasons == () for w in bare.ranking)
     assert all(w.reasons for w in explained.widgets)
+
+
+def _exactly(packed, expected):
+    """The same value of the same type; floats bit for bit (a JSON null is None)."""
+    if isinstance(expected, (list, tuple)):
+        return len(packed) == len(expected) and all(_exactly(p, e) for p, e in zip(packed, expected))
+    if type(packed) is not type(expected):
+        return False
+    return struct.pack("<d", packed) == struct.pack("<d", expected) if isinstance(expected, float) else packed == expected
+
+
+def _fields(decision):
+    return (decision.stack, decision.user, decision.policy, decision.top, decision.rotated, decision.propensity,
+            [(w.widget, w.score, w.eligible, [(r.text, r.contribution) for r in w.reasons]) for w in decision.ranking])
+
+
+def _json_fields(text):
+    raw = json.loads(text, parse_int=float)
+    return (raw["stack"], raw["user"], raw["policy"], raw["top"], raw["rotated"], raw["propensity"],
+            [(w["widget"], w["score"], w["eligible"], [(r["text"], r["contribution"]) for r in w.get("reasons", ())])
+             for w in raw["ranking"]])
+
+
+# Stacks of 1 and 14 widgets, ids JSON escapes (a NUL too), apps with non-ASCII names (they appear
+# in the reasons), a pinned widget and an ineligible one (relevance 0).
+UNUSUAL = "\n".join(json.dumps(e, ensure_ascii=True) for e in [
+    {"time": "2026-03-02T07:00:00-05:00", "type": "stack_config", "user": "me", "stack": "one",
+     "widgets": [{"id": "solo", "app": "com.solo"}]},
+    {"time": "2026-03-02T07:00:00-05:00", "type": "stack_config", "user": "me", "stack": "big",
+     "widgets": [{"id": "w0", "app": "com.café"}, {"id": 'say "hi"', "app": "com.文"}, {"id": "back\\slash"},
+                 {"id": "tab\there\nnl\u0001"}, {"id": "🏠 home", "app": "com.🏠"}, {"id": "nul\u0000in"}]
+                + [{"id": f"w{i}", "app": f"com.{i}"} for i in range(6, 14)]},
+    {"time": "2026-03-02T07:30:00-05:00", "type": "widget_pin", "user": "me", "stack": "home", "widget": "music"},
+    {"time": "2026-03-02T07:40:00-05:00", "type": "relevance", "user": "me", "widget": "w7", "score": 0},
+])
+
+
+def test_packed_decisions_are_the_json_decisions():
+    """Engine.decide reads the packed decision; decide_json gives the library's JSON. Two engines
+    with the same history decide at the same instants: every field is the same, floats bit for bit."""
+    history = (CHECKOUT / "Datasets" / "commuter.jsonl").read_bytes()
+    apps = ["com.café", "com.文", "com.🏠", "com.solo", "com.7", "com.apple.mobilecal"]
+    engines = [Engine(":memory:"), Engine(":memory:")]
+    for e in engines:
+        e.record_jsonl(history)
+        e.configure("home", HOME, user="me", at=MONDAY)
+        e.record_jsonl(UNUSUAL)
+    cases = {"rotated": 0, "pinned": 0, "ineligible": 0, "non-ASCII reason": 0, "1 widget": 0, "14 widgets": 0, "NUL": 0,
+             "no top": 0}
+    at = MONDAY
+    for step in range(300):
+        at += timedelta(minutes=7, seconds=step % 5)
+        for e in engines:
+            e.record({"time": at - timedelta(minutes=1), "type": "app_launch", "user": "me", "app": apps[step % len(apps)]})
+        stack, user = [("one", "me"), ("home", "me"), ("big", "me"), ("top", "commuter-01"), ("bottom", "commuter-02")][step % 5]
+        explain = step % 4 != 3
+        packed = engines[0].decide(stack, user=user, at=at, explain=explain)
+        expected = _json_fields(engines[1].decide_json(stack, user=user, at=at, explain=explain))
+        assert _exactly(_fields(packed), expected), (step, _fields(packed), expected)
+        ranking = packed.ranking
+        cases["rotated"] += packed.rotated
+        cases["pinned"] += stack == "home" and ranking[0].widget == "music"
+        cases["ineligible"] += any(not w.eligible for w in ranking)
+        cases["non-ASCII reason"] += any(not r.text.isascii() for w in ranking for r in w.reasons)
+        cases["1 widget"] += len(ranking) == 1
+        cases["14 widgets"] += len(ranking) == 14
+        cases["NUL"] += any("\0" in w.widget for w in ranking)
+        cases["no top"] += packed.top is None
+    for e in engines:
+        e.close()
+    assert all(count > 0 for name, count in cases.items() if name != "no top"), cases
+
+
+def test_a_stack_without_eligible_widgets_has_no_top(engine):
+    engine.record_jsonl('{"time":"2026-03-02T07:00:00-05:00","type":"stack_config","user":"me","stack":"e","widgets":[]}')
+    decision = engine.decide("e", user="me", at=MONDAY)
+    assert decision.top is None and decision.ranking == () and decision.policy == "contextual"
+    engine.record_jsonl('{"time":"2026-03-02T07:00:00-05:00","type":"relevance","user":"me","widget":"solo","score":0}\n'
+                        '{"time":"2026-03-02T07:00:00-05:00","type":"stack_config","user":"me","stack":"s",'
+                        '"widgets":[{"id":"solo"}]}')
+    decision = engine.decide("s", user="me", at=MONDAY)
+    assert decision.top is None and [(w.widget, w.eligible) for w in decision.ranking] == [("solo", False)]
+
+
+def test_packed_layout_is_the_librarys(engine):
+    """The struct formats the binding reads with have the C structs' sizes: the library's arrays
+    and texts start where the formats say they do."""
+    from smartstack import _engine
+    engine.record(launches())
+    block, address, _, widgets_at, widget_count, reasons_at, reason_count = \
+        engine.decide("home", user="me", at=MONDAY + timedelta(days=5, minutes=4))._packed
+    stack_at = _engine._DECISION.unpack_from(block)[1]
+    assert widget_count == 3 and reason_count > 3
+    assert widgets_at - address == _engine._DECISION.size
+    assert reasons_at - widgets_at == widget_count * struct.calcsize("@" + _engine._WIDGET)
+    assert stack_at - reasons_at == reason_count * struct.calcsize("@" + _engine._REASON)
+    assert block[stack_at - address:].startswith(b"home\0me\0contextual\0calendar\0calendar\0")
 
 
 def test_a_stack_config_event_configures_a_stack():
