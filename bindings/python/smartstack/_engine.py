@@ -413,18 +413,18 @@ def _packed_widgets(block: bytes, address: int, texts_start: int, widgets_at: in
     widgets = []
     t = r = 0
     for w in range(0, widget_count * _WIDGET_FIELDS, _WIDGET_FIELDS):
+        count = numbers[w + 4]
+        items = []
+        for text, contribution in zip(texts[t + 1:t + 1 + count], contributions[r:r + count]):
+            reason = _new(Reason)
+            reason.text = text
+            reason.contribution = contribution
+            items.append(reason)
         widget = _new(RankedWidget)
         widget.widget = texts[t]
         score = numbers[w + 2]
         widget.score = score if score - score == 0.0 else None
         widget.eligible = numbers[w + 5] != 0
-        count = numbers[w + 4]
-        items = []
-        for k in range(count):
-            reason = _new(Reason)
-            reason.text = texts[t + 1 + k]
-            reason.contribution = contributions[r + k]
-            items.append(reason)
         widget.reasons = tuple(items)
         t += 1 + count
         r += count
