@@ -149,3 +149,51 @@ import Testing
         #expect(throws: EngineError.self) { try RotationParameters(parsing: "confidence=0.3") }
     }
 }
+
+/// `contextual`'s per-widget offsets: what the signals together mispredict for one widget.
+@Suite struct WidgetOffsetTests {
+    @Test func theOffsetLearnsWhatTheSignalsMiss() {
+        var model = BanditModel()
+        let F = ContextualModel.featureCount
+        let x = [Double](repeating: 0, count: 3 * F)  // signals that tell the widgets nothing
+        var p: [Double] = []
+        for _ in 0..<50 {
+            model.learn(features: x, widgets: [4, 1, 7], count: 3, engaged: 0, rate: 0.3, adaptive: true, probabilities: &p)
+        }
+        #expect(model.bias(of: 4) > 0.5)
+        #expect(model.bias(of: 1) < 0 && model.bias(of: 7) < 0)
+        #expect(model.bias(of: 3) == 0 && model.bias(of: 99) == 0)
+        model.softmax(features: x, widgets: [4, 1, 7], count: 3, temperature: 1, into: &p)
+        #expect(p[0] > 0.6)
+        // `bandit` keeps its plain model: no offsets.
+        var bandit = BanditModel()
+        for _ in 0..<50 {
+            bandit.learn(features: x, widgets: [4, 1, 7], count: 3, engaged: 0, rate: 0.3, adaptive: false, probabilities: &p)
+        }
+        #expect(bandit.bias.isEmpty)
+    }
+
+    @Test func aWidgetPickedAtLooksMoreThanItsUseSaysRisesAndSaysWhy() throws {
+        // At every look (screen-on) "a" is picked, and then "b" is opened twice from the app
+        // drawer within the same session: "b" is used more, "a" is what the looks want.
+        var s = Script()
+        s.configure("home", ["a", "b"])
+        for day in 0..<10 {
+            for hour in stride(from: 8, to: 20, by: 2) {
+                s.add(Script.time(day: day, hour, 40), .screenOn)
+                s.launch("a", Script.time(day: day, hour, 41))
+                s.launch("b", Script.time(day: day, hour, 43))
+                s.launch("b", Script.time(day: day, hour, 45))
+            }
+        }
+        let at = Script.time(day: 10, 9, 40)
+        let learned = try s.engine().ranking(stack: "home", at: at)
+        let fixed = try s.engine("contextual:learning_rate=0").ranking(stack: "home", at: at)
+        let reason = learned.widget("a")?.reasons.first { $0.text == "picked more often than the signals predict" }
+        #expect(reason != nil, "\(learned.widget("a")?.reasons ?? [])")
+        #expect((reason?.contribution ?? 0) > 0)
+        #expect(fixed.widget("a")?.reasons.contains { $0.text.hasPrefix("picked") } == false)
+        let gap = { (r: Ranking) in (r.widget("a")?.score ?? 0) - (r.widget("b")?.score ?? 0) }
+        #expect(gap(learned) > gap(fixed))
+    }
+}

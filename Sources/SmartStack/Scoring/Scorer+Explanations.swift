@@ -23,6 +23,13 @@ extension Scorer {
                 guard abs(c) >= Self.minimumContribution else { continue }
                 found.append(Reason(text: text(feature, contribution: c, widget: w, stack: s, at: time), contribution: c))
             }
+            if learnsWeights && policy.kind == .contextual {
+                let b = bandit.bias(of: Int32(w))
+                if abs(b) >= Self.minimumContribution {
+                    found.append(Reason(text: b > 0 ? "picked more often than the signals predict" : "picked less often than the signals predict",
+                                        contribution: b))
+                }
+            }
             found.sort { abs($0.contribution) > abs($1.contribution) }
             reasons.append(contentsOf: found.prefix(Self.maximumReasons))
             if usesMixture { reasons.append(mixtureReason(row: i)) }

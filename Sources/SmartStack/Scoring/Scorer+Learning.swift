@@ -98,7 +98,7 @@ extension Scorer {
             lastScored[s].ranks.withUnsafeBufferPointer { bandit.pending[k].ranks.overwrite(withFirst: n * B, of: $0) }
             return
         }
-        bandit.pending[k].features.withUnsafeBufferPointer { modelScores(features: $0, widgets: n) }
+        bandit.pending[k].features.withUnsafeBufferPointer { modelScores(features: $0, widgets: features.stackWidgets[s]) }
         mixture.experts(features, policy: policy, widgets: features.stackWidgets[s], at: time, scratch: &learningScratch)
         learningScratch.experts.withUnsafeBufferPointer { bandit.pending[k].experts.overwrite(withFirst: n * E, of: $0) }
         learningScratch.ranks.withUnsafeBufferPointer { bandit.pending[k].ranks.overwrite(withFirst: n * B, of: $0) }
@@ -121,9 +121,9 @@ extension Scorer {
     }
 
     /// The model's scores of `n` widgets with features `x` into `learningScratch.scores`.
-    private func modelScores(features x: UnsafeBufferPointer<Double>, widgets n: Int) {
-        learningScratch.prepareRanking(widgets: n)
-        learningScratch.scores.withUnsafeMutableBufferPointer { modelScores(features: x, widgets: n, into: $0) }
+    private func modelScores(features x: UnsafeBufferPointer<Double>, widgets: [Int32]) {
+        learningScratch.prepareRanking(widgets: widgets.count)
+        learningScratch.scores.withUnsafeMutableBufferPointer { modelScores(features: x, widgets: widgets, into: $0) }
     }
 
     /// One online step of the bandit toward widget `w` in every stack holding it (with more than
@@ -134,7 +134,7 @@ extension Scorer {
             guard widgets.count > 1, let row = widgets.firstIndex(of: w) else { continue }
             let x = learningFeatures(stack: s, widgets: widgets, at: time)
             if usesMixture {
-                x.withUnsafeBufferPointer { modelScores(features: $0, widgets: widgets.count) }
+                x.withUnsafeBufferPointer { modelScores(features: $0, widgets: widgets) }
                 mixture.experts(features, policy: policy, widgets: widgets, at: time, scratch: &learningScratch)
                 let E = SignalMixture.expertCount, B = SignalMixture.rankedCount
                 learningScratch.experts.withUnsafeBufferPointer { experts in
@@ -146,7 +146,7 @@ extension Scorer {
                 }
             }
             if learnsWeights {
-                bandit.learn(features: x, count: widgets.count, engaged: row, rate: policy.learningRate,
+                bandit.learn(features: x, widgets: widgets, count: widgets.count, engaged: row, rate: policy.learningRate,
                              adaptive: policy.kind == .contextual, probabilities: &learningScratch.probabilities)
             }
         }

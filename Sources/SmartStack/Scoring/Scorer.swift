@@ -70,7 +70,7 @@ final class Scorer {
             case .contextual, .bandit:
                 ContextualModel.features(features, widgets: widgets, at: time, records: recordCount, prior: policy.prior,
                                          scratch: &scratch)
-                scratch.withFeaturesAndScores { x, scores in modelScores(features: x, widgets: n, into: scores) }
+                scratch.withFeaturesAndScores { x, scores in modelScores(features: x, widgets: widgets, into: scores) }
                 if usesMixture {
                     // The weights change only with the instant and a learning step (`version`).
                     if scratch.weightsTime != ts || scratch.weightsVersion != mixture.version {
@@ -131,10 +131,12 @@ final class Scorer {
     /// The model's scores `θ · x` of `n` widgets with features `x` (the learned weights, or the
     /// naive-Bayes ones when nothing is learned). Weights are subscripted in place (a local
     /// copy of the array costs a reference count).
-    func modelScores(features x: UnsafeBufferPointer<Double>, widgets n: Int, into scores: UnsafeMutableBufferPointer<Double>) {
+    func modelScores(features x: UnsafeBufferPointer<Double>, widgets: [Int32], into scores: UnsafeMutableBufferPointer<Double>) {
         let F = ContextualModel.featureCount
+        let n = widgets.count
+        let offsets = learnsWeights && policy.kind == .contextual
         for i in 0..<n {
-            var v = 0.0
+            var v = offsets ? bandit.bias(of: widgets[i]) : 0
             if learnsWeights {
                 for k in 0..<F { v += bandit.theta[k] * x[i * F + k] }
             } else {
