@@ -36,7 +36,7 @@ public struct EvaluateCommand: SubcommandProtocol {
         \(ReplayArguments.replayHelp)
           --rotation <params>     Rotation policy for every policy, e.g.
                                   margin=0.2,dwell=15m,cap=24,swipe_hold=1h (default:
-                                  margin=0.1,dwell=15m,cap=48,swipe_hold=30m,
+                                  margin=0.1,dwell=15m,cap=48,swipe_hold=10m,
                                   confidence=0.95)
           --merge-repeats         Merge consecutive launches of the same app with no
                                   screen_on between them into one (default)
