@@ -76,14 +76,14 @@ struct DwellLedger: Sendable, Codable, Hashable {
     func allowsEarlyRotation(cell b: Int, gain: Double, z: Double, at ts: Double, halfLife: Double) -> Bool {
         guard b >= 0, b < Self.cells, z.isFinite, gain.isFinite else { return false }
         let claim = 1 / (2 - min(1, max(0, gain)))
-        @inline(__always) func wins(_ w: Double, over l: Double) -> Bool {
+        @inline(__always) func convinces(wins w: Double, losses l: Double) -> Bool {
             let alpha = w + 2 * claim, beta = l + 2 * (1 - claim)
             let mean = alpha / (alpha + beta)
             let variance = mean * (1 - mean) / (alpha + beta + 1)
             return mean - z * variance.squareRoot() > 0.5
         }
         let f = Self.decay(from: updated[b], to: ts, halfLife: halfLife)
-        if wins(self.wins[b] * f, over: losses[b] * f) { return true }
+        if convinces(wins: wins[b] * f, losses: losses[b] * f) { return true }
         // Challengers at least as confident win at least as often (the win share rises with the
         // gain), so the record of this cell's kind at lower gains is a conservative witness too:
         // its pooled counts let a thin cell borrow evidence without borrowing optimism.
@@ -92,10 +92,10 @@ struct DwellLedger: Sendable, Codable, Hashable {
         var w = 0.0, l = 0.0
         for c in first...b {
             let fc = Self.decay(from: updated[c], to: ts, halfLife: halfLife)
-            w += self.wins[c] * fc
+            w += wins[c] * fc
             l += losses[c] * fc
         }
-        return wins(w, over: l)
+        return convinces(wins: w, losses: l)
     }
 
     /// Whether the stored counts are usable (checked when restoring a snapshot).

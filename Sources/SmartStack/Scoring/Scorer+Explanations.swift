@@ -23,7 +23,7 @@ extension Scorer {
                 guard abs(c) >= Self.minimumContribution else { continue }
                 found.append(Reason(text: text(feature, contribution: c, widget: w, stack: s, at: time), contribution: c))
             }
-            if learnsWeights && policy.kind == .contextual {
+            if learnsOffsets {
                 let b = bandit.bias(of: Int32(w))
                 if abs(b) >= Self.minimumContribution {
                     found.append(Reason(text: b > 0 ? "picked more often than the signals predict" : "picked less often than the signals predict",

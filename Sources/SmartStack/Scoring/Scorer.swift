@@ -53,6 +53,10 @@ final class Scorer {
         policy.kind == .bandit || (policy.kind == .contextual && policy.learningRate > 0)
     }
 
+    /// Whether each widget's score carries its learned offset (`contextual` with a positive
+    /// `learning_rate`; see `BanditModel.bias`).
+    var learnsOffsets: Bool { policy.kind == .contextual && policy.learningRate > 0 }
+
     /// Whether the scores are the `SignalMixture` of the model and the baselines (`contextual`
     /// with a positive `mixture`).
     var usesMixture: Bool { policy.kind == .contextual && policy.mixture > 0 }
@@ -134,7 +138,7 @@ final class Scorer {
     func modelScores(features x: UnsafeBufferPointer<Double>, widgets: [Int32], into scores: UnsafeMutableBufferPointer<Double>) {
         let F = ContextualModel.featureCount
         let n = widgets.count
-        let offsets = learnsWeights && policy.kind == .contextual
+        let offsets = learnsOffsets
         for i in 0..<n {
             var v = offsets ? bandit.bias(of: widgets[i]) : 0
             if learnsWeights {
