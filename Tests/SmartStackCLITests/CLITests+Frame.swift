@@ -1,3 +1,4 @@
+import Foundation
 import SmartStack
 @testable import SmartStackCLI
 import Testing
@@ -90,6 +91,30 @@ extension CLITests {
                     #expect(line.count <= 80, "\(command.name): '\(line)'")
                 }
             }
+        }
+
+        @Test func everyOptionIsDocumentedOnceInItsHelp() {
+            for command in allSubcommands {
+                var seen: [String: Int] = [:]
+                for line in command.help.split(separator: "\n") where line.hasPrefix("  --") || line.hasPrefix("  -h") {
+                    let name = line.dropFirst(2).prefix { $0 != " " }
+                    seen[String(name), default: 0] += 1
+                }
+                #expect(!seen.isEmpty, "\(command.name): no option rows")
+                for (name, count) in seen where count > 1 {
+                    Issue.record("\(command.name) --help lists \(name) \(count) times")
+                }
+            }
+        }
+
+        @Test func evaluateHelpShowsTheRotationDefaultsTheEngineUses() throws {
+            let help = EvaluateCommand.help
+            let row = try #require(help.range(of: "  --rotation <params>"))
+            let start = try #require(help.range(of: "(default:\n", range: row.upperBound..<help.endIndex))
+            let end = try #require(help[start.upperBound...].firstIndex(of: ")"))
+            let written = help[start.upperBound..<end].split(separator: "\n")
+                .map { $0.trimmingCharacters(in: .whitespaces) }.joined()
+            #expect(written == RotationParameters().description)
         }
 
         @Test func versionIsOneLine() {

@@ -34,15 +34,7 @@ public struct EvaluateCommand: SubcommandProtocol {
                                   <dataset>.truth.jsonl next to the first dataset file,
                                   when present)
         \(ReplayArguments.replayHelp)
-          --rotation <params>     Rotation policy for every policy, e.g.
-                                  margin=0.2,dwell=15m,cap=24,swipe_hold=1h (default:
-                                  margin=0.1,dwell=15m,cap=48,swipe_hold=10m,
-                                  confidence=0.95)
-          --merge-repeats         Merge consecutive launches of the same app with no
-                                  screen_on between them into one (default)
-          --no-merge-repeats      Keep every app launch
-          --warmup-days <n>       Days after each user's first event replayed but not
-                                  scored (default: 7)
+        \(rotationHelp)
           --seed <n>              Seed of the policies and the bootstrap (default: 0)
           --bootstrap <n>         Bootstrap resamples over user-days, 0 for none
                                   (default: 1000)
@@ -58,6 +50,25 @@ public struct EvaluateCommand: SubcommandProtocol {
                                   terminal)
           -h, --help              Show help information.
         """
+
+    /// The `--rotation` row, its default written from `RotationParameters()` (one place to
+    /// change it): broken after commas, never inside a value, so it reads as one argument.
+    static let rotationHelp: String = {
+        let indent = String(repeating: " ", count: 34), width = 80 - indent.count
+        var lines: [String] = [], line = ""
+        let parts = (RotationParameters().description + ")").split(separator: ",")
+        for (k, part) in parts.enumerated() {
+            let piece = String(part) + (k + 1 < parts.count ? "," : "")
+            if !line.isEmpty && line.count + piece.count > width { lines.append(line); line = "" }
+            line += piece
+        }
+        lines.append(line)
+        return """
+              --rotation <params>     Rotation policy for every policy, e.g.
+                                      margin=0.2,dwell=15m,cap=24,swipe_hold=1h (default:
+
+            """ + lines.map { indent + $0 }.joined(separator: "\n")
+    }()
 
     /// The policies `all` stands for: every policy of the engine's registry.
     public static var builtInPolicies: [String] { PolicyRegistry.names }
