@@ -52,6 +52,36 @@ import Testing
         }
     }
 
+    @Test func aRoutineIsRecognisedWhenAnUnrelatedAppComesBetweenItsSteps() throws {
+        // Every session is the routine "c, then a, then b" a minute apart; c is also used on its
+        // own, so it is the most used widget.
+        var s = Script()
+        s.configure("home", ["a", "b", "c"])
+        for day in 0..<10 {
+            for hour in [9, 11, 13, 15, 17] {
+                s.launch("c", Script.time(day: day, hour, 0))
+                s.launch("a", Script.time(day: day, hour, 1))
+                s.launch("b", Script.time(day: day, hour, 2))
+                s.launch("c", Script.time(day: day, hour, 30))
+                s.launch("c", Script.time(day: day, hour, 40))
+            }
+        }
+        // Today a message comes between a and b: an app never seen before.
+        s.launch("c", Script.time(day: 10, 10, 0))
+        s.launch("a", Script.time(day: 10, 10, 1))
+        s.add(Script.time(day: 10, 10, 2), .appLaunch(app: "app.messages"))
+        let e = try s.engine()
+        let r = try e.ranking(stack: "home", at: Script.time(day: 10, 10, 3))
+        #expect(r.top == "b")
+        let reason = try #require(r.widgets[0].reasons.first { $0.text.hasPrefix("after ") })
+        #expect(reason.text == "after app.c, then app.a")
+        #expect(reason.contribution > 0)
+        // The unrelated app is not part of any routine.
+        let messages = try #require(e.features.apps.index(of: "app.messages"))
+        #expect(!e.features.routines.contexts.contains { [$0.a3, $0.a2, $0.a1].contains(messages) })
+        #expect(!e.features.routines.contexts.isEmpty)
+    }
+
     @Test func theRotationFollowsAPredictableSequenceInsideTheDwell() throws {
         // Each session: a look with "a" on top (its relevance hint says so), "a", another look a
         // minute later, then "b". The 15-minute dwell would keep a on top; the person's record
@@ -96,6 +126,8 @@ import Testing
         let e = try s.engine()
         #expect(e.features.sequence.contexts.count <= SequenceModel.maximumContexts)
         #expect(e.features.sequence.contexts.count > SequenceModel.maximumContexts / 4)
+        // Only configured widgets' apps make routines: the distinct apps add none.
+        #expect(e.features.routines.contexts.count <= 8)
         let r = try e.ranking(stack: "home", at: Script.time(day: 10, 9, 0))
         #expect(r.top == "b")
         #expect(r.widgets.allSatisfy { $0.score.isFinite })

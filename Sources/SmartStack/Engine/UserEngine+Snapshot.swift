@@ -5,8 +5,8 @@ extension UserEngine {
         // 2: optional fields carry a presence byte; 3: pending screen-on stacks; 4: per-widget
         // signals as `WidgetSignals`, per-bin values as `WidgetBins` rows; 5: visits, sequence
         // contexts, wake clock, UTC-offset contexts, the mixture, AdaGrad, the early-rotation ledger;
-        // 6: per-widget offsets of the learned scores
-        static let currentVersion = 6
+        // 6: per-widget offsets of the learned scores; 7: sequence contexts over widgets' apps
+        static let currentVersion = 7
         var version = Snapshot.currentVersion
         var user: String
         var policy: ResolvedPolicy

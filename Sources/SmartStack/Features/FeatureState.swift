@@ -12,7 +12,9 @@
 ///   person's stays (`PlaceTracker`); counts per (place, widget), weighted by that confidence;
 /// - **sequence**: counts per (previous app, widget) and per (previous app, gap bucket, widget),
 ///   gap buckets < 5 min, < 30 min, < 2 h, < 12 h (older previous apps give no signal), and per
-///   context of the last two and three apps (`SequenceModel`, bounded);
+///   context of the last two and three apps (`SequenceModel`, bounded); the same contexts again
+///   over the apps of configured widgets only (`routines`), so a routine ("a, then b") is still
+///   recognised when an unrelated app came between its steps;
 /// - **context**: counts per (key=value, widget) for every key currently set, and for the UTC
 ///   offset of the moment (`utc_offset=+01:00`, an implicit key: the person is abroad);
 /// - **hints**: each widget's current relevance hint and the running max / mean of its own
@@ -83,6 +85,9 @@ final class FeatureState: Codable {
     @exclusivity(unchecked) var appGapTable = ContextTable()
     @exclusivity(unchecked) var pairTable = ContextTable()
     @exclusivity(unchecked) var sequence = SequenceModel()
+    /// The contexts of `sequence` over the history of configured widgets' apps only: the
+    /// back-off of a context that an unrelated app broke (`ContextualModel`).
+    @exclusivity(unchecked) var routines = SequenceModel()
     /// Time since the person's day began, and engagement counts per band of it.
     @exclusivity(unchecked) var wakeClock = WakeClock()
     @exclusivity(unchecked) var awakeTable = ContextTable()
@@ -142,6 +147,7 @@ final class FeatureState: Codable {
             for w in appWidgets[a] { engage(Int(w), at: t, weight: 1) }
             if ts >= lastAppTime { lastApp = Int32(a); lastAppTime = ts }
             sequence.launched(Int32(a), at: ts)
+            if !appWidgets[a].isEmpty { routines.launched(Int32(a), at: ts) }
         case .widgetTap(let widget, _):
             wakeClock.activity(at: ts)
             engage(Int(internWidget(widget)), at: t, weight: 1)
@@ -233,6 +239,7 @@ final class FeatureState: Codable {
             appGapTable.add(lw, a * 4 + bucket, w)
         }
         sequence.engage(w, at: ts, weight: lw)
+        routines.engage(w, at: ts, weight: lw)
         let band = wakeClock.band(at: ts)
         if band >= 0 { awakeTable.add(lw, band, w) }
         for pair in currentPairs where pair >= 0 { pairTable.add(lw, Int(pair), w) }
@@ -428,7 +435,7 @@ final class FeatureState: Codable {
         guard offsetPairs.count == offsetPairOffsets.count, offsetPairs.allSatisfy({ $0 >= 0 && $0 < pairs.count }) else { return false }
         guard clusterPlaces.allSatisfy({ $0 >= 0 && $0 < places.count }) else { return false }
         guard visits.isConsistent(places: places.count, clusters: clusterPlaces.count) else { return false }
-        guard lastApp >= -1, lastApp < a, sequence.isConsistent(apps: a) else { return false }
+        guard lastApp >= -1, lastApp < a, sequence.isConsistent(apps: a), routines.isConsistent(apps: a) else { return false }
         return true
     }
 
@@ -443,6 +450,7 @@ final class FeatureState: Codable {
         placeTable.scale(by: f); appTable.scale(by: f); appGapTable.scale(by: f); pairTable.scale(by: f)
         visits.scale(by: f)
         sequence.scale(by: f)
+        routines.scale(by: f)
         awakeTable.scale(by: f)
         longClock.origin = ts
     }

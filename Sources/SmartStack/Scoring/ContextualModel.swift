@@ -13,8 +13,10 @@ import Foundation
 ///   weekday/weekend-specific → all days → `p0`.
 /// - `place = log((c · p_place(w) + (1 − c) · p0(w)) / p0(w))`, `c` the confidence that the
 ///   person is still at the visit's place (`PlaceTracker`); `sequence = log(p_seq(w) / p0(w))`
-///   backing off the last three apps → the last two → previous app + gap → previous app → `p0`
-///   (`SequenceModel`); `context` = sum over current key=value pairs and the implicit one of
+///   backing off the last three apps → the last two → the last three configured widgets' apps
+///   → the last two of those → previous app + gap → previous app → `p0` (`SequenceModel`; the
+///   widgets-only contexts, `FeatureState.routines`, are where a context broken by an unrelated
+///   app backs off to: the routine it interrupted); `context` = sum over current key=value pairs and the implicit one of
 ///   the moment's UTC offset; `recent` = short-term decayed usage (half-life
 ///   `recent_half_life`, default 1 h).
 ///
@@ -76,6 +78,8 @@ enum ContextualModel {
         /// Counts at the current place, after the previous app, after it with the current gap,
         /// after the last two and the last three apps (`SequenceModel`).
         case place, previousApp, previousAppGap, lastTwoApps, lastThreeApps
+        /// Counts after the last two and three configured widgets' apps (`FeatureState.routines`).
+        case routineTwo, routineThree
         /// Short-term usage (recent decay).
         case recent
         /// Time-of-day kernel count of rejections.
@@ -128,10 +132,12 @@ enum ContextualModel {
     }
 
     /// What the moment's contexts are: the visit's place and the confidence in it, the previous
-    /// app and its gap bucket, the rows of the last two and three apps, the band of time awake.
+    /// app and its gap bucket, the rows of the last two and three apps and of the last two and
+    /// three widgets' apps, the band of time awake.
     struct Context {
         var place: Int, placeConfidence: Double, app: Int, appGap: Int
         var runs: (order2: Int, order3: Int)
+        var routines: (order2: Int, order3: Int)
         var awake: Int
     }
 
@@ -153,6 +159,7 @@ enum ContextualModel {
                 place: visit.map { Int($0.0) } ?? -1, placeConfidence: visit?.1 ?? 0,
                 app: app?.0 ?? -1, appGap: app.map { $0.0 * 4 + $0.1 } ?? -1,
                 runs: app != nil ? fs.sequence.rows(at: ts) : (order2: -1, order3: -1),
+                routines: app != nil ? fs.routines.rows(at: ts) : (order2: -1, order3: -1),
                 awake: fs.wakeClock.band(at: ts))
         }
     }
@@ -160,7 +167,7 @@ enum ContextualModel {
     /// Sums of the raw evidence columns over a stack's widgets (the smoothing denominators).
     private struct Totals {
         var u = 0.0, c0 = 0.0, all = 0.0, dt = 0.0, place = 0.0, app = 0.0, gap = 0.0, recent = 0.0
-        var lastTwo = 0.0, lastThree = 0.0, awake = 0.0, hour = 0.0
+        var lastTwo = 0.0, lastThree = 0.0, routineTwo = 0.0, routineThree = 0.0, awake = 0.0, hour = 0.0
     }
 
     /// Fills the raw evidence rows (every `Evidence` column but `p0`) and returns their column
@@ -222,6 +229,8 @@ enum ContextualModel {
                     raw[i, .previousAppGap] = fs.appGapTable.value(c.appGap, w) * fL
                     raw[i, .lastTwoApps] = fs.sequence.value(c.runs.order2, w) * fL
                     raw[i, .lastThreeApps] = fs.sequence.value(c.runs.order3, w) * fL
+                    raw[i, .routineTwo] = fs.routines.value(c.routines.order2, w) * fL
+                    raw[i, .routineThree] = fs.routines.value(c.routines.order3, w) * fL
                     raw[i, .recent] = fs.signals[w].recent * fR
                     raw[i, .rejections] = rr * fL
                     raw[i, .awake] = fs.awakeTable.value(c.awake, w) * fL
@@ -230,6 +239,7 @@ enum ContextualModel {
                     totals.dt += raw[i, .timeSameDays]; totals.place += raw[i, .place]
                     totals.app += raw[i, .previousApp]; totals.gap += raw[i, .previousAppGap]
                     totals.lastTwo += raw[i, .lastTwoApps]; totals.lastThree += raw[i, .lastThreeApps]
+                    totals.routineTwo += raw[i, .routineTwo]; totals.routineThree += raw[i, .routineThree]
                     totals.recent += raw[i, .recent]; totals.awake += raw[i, .awake]; totals.hour += raw[i, .hour]
                     order = max(order * orderDecay, 1e-9)
                 }
@@ -284,7 +294,11 @@ enum ContextualModel {
             if hasApp {
                 let pApp = (raw[i, .previousApp] + a * p0) / (totals.app + a)
                 let pGap = (raw[i, .previousAppGap] + a * pApp) / (totals.gap + a)
-                let pTwo = (raw[i, .lastTwoApps] + a * pGap) / (totals.lastTwo + a)
+                // The routine of widgets' apps, then the apps as they came: a context an unrelated
+                // app broke is thin, and backs off to the routine it interrupted.
+                let pRoutineTwo = (raw[i, .routineTwo] + a * pGap) / (totals.routineTwo + a)
+                let pRoutineThree = (raw[i, .routineThree] + a * pRoutineTwo) / (totals.routineThree + a)
+                let pTwo = (raw[i, .lastTwoApps] + a * pRoutineThree) / (totals.lastTwo + a)
                 let pThree = (raw[i, .lastThreeApps] + a * pTwo) / (totals.lastThree + a)
                 x[i, .sequence] = log(pThree / p0)
             } else {

@@ -141,13 +141,19 @@ extension Scorer {
     /// The apps the sequence signal conditions on, oldest first (`Mail, then Maps`): the
     /// longest context in which this widget was engaged before, else the last app alone.
     private func sequenceText(lastApp a: Int32, widget w: Int, at ts: Double) -> String {
-        let rows = features.sequence.rows(at: ts)
-        let (two, three) = features.sequence.current(at: ts)
+        // The longest context that saw the widget: the apps as they came, then the routine of
+        // widgets' apps an unrelated app interrupted.
         var chain: [Int32] = [a]
-        if let three, rows.order3 >= 0, features.sequence.value(rows.order3, w) > 0 {
-            chain = [three.a3, three.a2, three.a1]
-        } else if let two, rows.order2 >= 0, features.sequence.value(rows.order2, w) > 0 {
-            chain = [two.a2, two.a1]
+        for model in [features.sequence, features.routines] {
+            let rows = model.rows(at: ts)
+            let (two, three) = model.current(at: ts)
+            if let three, rows.order3 >= 0, model.value(rows.order3, w) > 0 {
+                chain = [three.a3, three.a2, three.a1]
+                break
+            } else if let two, rows.order2 >= 0, model.value(rows.order2, w) > 0 {
+                chain = [two.a2, two.a1]
+                break
+            }
         }
         return chain.map { features.apps[$0] }.joined(separator: ", then ")
     }
