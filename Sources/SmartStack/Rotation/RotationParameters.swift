@@ -34,10 +34,10 @@
 /// that shows it, so the dwell after its hold runs from there.
 ///
 /// The defaults come from a sweep of the evaluator over the five simulated personas and the
-/// StudentLife recordings (README, "Rotation policy", re-measured on `0936260`): a 15-minute
+/// StudentLife recordings (README, "Rotation policy", re-measured on `8f03a99`): a 15-minute
 /// dwell removes most flicker (A → B → A within 15 minutes: 0.022 → 0.004 of rotations) for
 /// −0.002 hit@1, the defaults together take nearly an eighth of the rotations off an undamped top
-/// for −0.005. The swipe hold is one session (10 minutes, the window in which an engagement is
+/// for −0.003. The swipe hold is one session (10 minutes, the window in which an engagement is
 /// credited to a decision): on a stack of 12 widgets people swipe to find a widget more often
 /// than to keep it, and a 30-minute hold raised unnecessary rotations above the undamped
 /// scorer's there (issue 14's test bed, tuning seeds).
