@@ -16,9 +16,9 @@ import Foundation
 ///   backing off the last three apps → the last two → the last three configured widgets' apps
 ///   → the last two of those → previous app + gap → previous app → `p0` (`SequenceModel`; the
 ///   widgets-only contexts, `FeatureState.routines`, are where a context broken by an unrelated
-///   app backs off to: the routine it interrupted); `context` = sum over current key=value pairs and the implicit one of
-///   the moment's UTC offset; `recent` = short-term decayed usage (half-life
-///   `recent_half_life`, default 1 h).
+///   app backs off to: the routine it interrupted); `context` = sum over current key=value
+///   pairs and the implicit one of the moment's UTC offset; `recent` = short-term decayed
+///   usage (half-life `recent_half_life`, default 1 h).
 ///
 ///   Every specific distribution is Dirichlet-smoothed toward the more general one,
 ///   `p_spec(w) = (n_spec(w) + prior · p_general(w)) / (N_spec + prior)` (`prior` default 10), so

@@ -143,19 +143,14 @@ extension Scorer {
     private func sequenceText(lastApp a: Int32, widget w: Int, at ts: Double) -> String {
         // The longest context that saw the widget: the apps as they came, then the routine of
         // widgets' apps an unrelated app interrupted.
-        var chain: [Int32] = [a]
-        for model in [features.sequence, features.routines] {
+        func chain(_ model: SequenceModel) -> [Int32]? {
             let rows = model.rows(at: ts)
             let (two, three) = model.current(at: ts)
-            if let three, rows.order3 >= 0, model.value(rows.order3, w) > 0 {
-                chain = [three.a3, three.a2, three.a1]
-                break
-            } else if let two, rows.order2 >= 0, model.value(rows.order2, w) > 0 {
-                chain = [two.a2, two.a1]
-                break
-            }
+            if let three, rows.order3 >= 0, model.value(rows.order3, w) > 0 { return [three.a3, three.a2, three.a1] }
+            if let two, rows.order2 >= 0, model.value(rows.order2, w) > 0 { return [two.a2, two.a1] }
+            return nil
         }
-        return chain.map { features.apps[$0] }.joined(separator: ", then ")
+        return (chain(features.sequence) ?? chain(features.routines) ?? [a]).map { features.apps[$0] }.joined(separator: ", then ")
     }
 
     /// `opened K of the last M weekdays between 07:30 and 08:30` when the day bitmaps say so,
