@@ -95,9 +95,9 @@ import SmartStackEvaluation
         // A fixed dwell: the record of early rotations (confidence) would otherwise release it.
         let (calm, calmText) = try rotations("dwell=6h,confidence=off")
         let (_, defaultText) = try rotations(nil)
-        #expect(freeText == "margin=0.0,dwell=0s,cap=none,swipe_hold=10m,confidence=0.95")
-        #expect(calmText == "margin=0.1,dwell=6h,cap=48,swipe_hold=10m,confidence=off")
-        #expect(defaultText == "margin=0.1,dwell=15m,cap=48,swipe_hold=10m,confidence=0.95")
+        #expect(freeText == "margin=0.0,dwell=0s,cap=none,swipe_hold=10m,confidence=0.95,new_confidence=0.8")
+        #expect(calmText == "margin=0.1,dwell=6h,cap=48,swipe_hold=10m,confidence=off,new_confidence=0.8")
+        #expect(defaultText == "margin=0.1,dwell=15m,cap=48,swipe_hold=10m,confidence=0.95,new_confidence=0.8")
         #expect(calm < free)
         #expect {
             _ = try Self.run([w.data, "--rotation", "margin=7"])

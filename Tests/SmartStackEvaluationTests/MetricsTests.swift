@@ -130,7 +130,7 @@ import SmartStack
         #expect(options["window_minutes"] as? Double == 10)
         #expect(options["merge_repeats"] as? Bool == true)
         #expect(options["warmup_days"] as? Int == 0)
-        #expect(options["rotation"] as? String == "margin=0.1,dwell=15m,cap=48,swipe_hold=10m,confidence=0.95")
+        #expect(options["rotation"] as? String == "margin=0.1,dwell=15m,cap=48,swipe_hold=10m,confidence=0.95,new_confidence=0.8")
         let policies = try #require(object["policies"] as? [[String: Any]])
         let metrics = try #require(policies[0]["metrics"] as? [String: Any])
         #expect(Set(metrics.keys) == Set(Metric.allCases.map(\.rawValue)))

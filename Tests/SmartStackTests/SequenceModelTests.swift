@@ -115,6 +115,40 @@ import Testing
         #expect(held.suffix(8).filter { $0 }.count <= 4, "\(held)")
     }
 
+    @Test func aNewChallengerEarnsItsEarlyRotationSoonerThanAReturn() throws {
+        // Each session: a look with "a" on top (its hint says so), "a"; a look a minute later,
+        // "b" in three sessions of five, "a" again in two (the early rotation is right three
+        // times in five: a challenger only somewhat stronger than the top); another, "c". Neither b nor c is the widget the top replaced (a new challenger,
+        // not a wobble back), so `new_confidence` (0.8) applies instead of `confidence` (0.95).
+        func run(_ rotation: RotationParameters) throws -> [Bool] {
+            let e = try UserEngine(user: "u", policy: PolicySpec(parsing: "contextual"), rotation: rotation)
+            e.record(Event(time: Script.monday, user: "u", payload: .stackConfig(
+                stack: "home", widgets: ["a", "b", "c", "d"].map { WidgetConfig(id: $0, app: "app." + $0) })))
+            var early: [Bool] = []
+            var session = 0
+            for day in 0..<12 {
+                for hour in [9, 12, 15, 18] {
+                    var t = Script.time(day: day, hour, 0)
+                    e.record(Event(time: t.adding(seconds: -60), user: "u", payload: .relevance(widget: "a", score: 1, duration: 120)))
+                    #expect(try e.decide(stack: "home", at: t).top == "a")
+                    session += 1
+                    for (step, next) in ["a", session % 5 == 1 || session % 5 == 3 ? "a" : "b", "c"].enumerated() {
+                        if step > 0 { early.append(try e.decide(stack: "home", at: t).top == next) }
+                        e.record(Event(time: t, user: "u", payload: .screenOn))
+                        e.record(Event(time: t.adding(seconds: 20), user: "u", payload: .appLaunch(app: "app." + next)))
+                        t = t.adding(seconds: 90)
+                    }
+                }
+            }
+            return early
+        }
+        let earned = try run(RotationParameters())
+        let strict = try run(try RotationParameters(parsing: "new_confidence=off"))
+        let fixed = try run(try RotationParameters(parsing: "confidence=off"))
+        #expect(earned.filter { $0 }.count > strict.filter { $0 }.count, "\(earned) vs \(strict)")
+        #expect(strict.filter { $0 }.count >= fixed.filter { $0 }.count)
+    }
+
     @Test func tenThousandDistinctAppsKeepTheContextsBounded() throws {
         var s = Script()
         s.configure("home", ["a", "b"])

@@ -143,7 +143,7 @@ import Testing
     }
 
     @Test func confidenceIsARotationParameter() throws {
-        #expect(RotationParameters().description == "margin=0.1,dwell=15m,cap=48,swipe_hold=10m,confidence=0.95")
+        #expect(RotationParameters().description == "margin=0.1,dwell=15m,cap=48,swipe_hold=10m,confidence=0.95,new_confidence=0.8")
         #expect(try RotationParameters(parsing: "confidence=off").earlyRotationConfidence == 1)
         #expect(try RotationParameters(parsing: "confidence=0.99").earlyRotationConfidence == 0.99)
         #expect(throws: EngineError.self) { try RotationParameters(parsing: "confidence=0.3") }

@@ -27,7 +27,11 @@
 /// much stronger the challenger was — five bands of relative gain — and by whether it would
 /// return to the widget the top replaced, decayed with the policy's `half_life`). A held-back
 /// challenger in a cell whose win share is above 1/2 with one-sided confidence
-/// `earlyRotationConfidence` (default 0.95) replaces the top at once (ending a swipe's hold). The
+/// `earlyRotationConfidence` (default 0.95) for a return, `newChallengerConfidence` (default 0.8)
+/// for any other challenger, replaces the top at once (ending a swipe's hold). Only a return
+/// can make the A, B, A that people see as flicker, so a new challenger needs less proof (the
+/// issue 14 test bed's tuning seeds: 0.8 left flicker unchanged on every bundled persona while
+/// it halved the dwell's cost where needs change by the minute; 0.7 raised flicker). The
 /// person only sees the top when they look (a screen-on, or the engagement itself in data
 /// without screen-on), so what matters is whether the early rotation was right, which is exactly
 /// what is counted. A widget swiped to between two looks counts as shown from the first look
@@ -62,9 +66,16 @@ public struct RotationParameters: Sendable, Hashable, Codable {
     /// Seconds a manually swiped-to widget stays on top. Default 600 (10 minutes, one session).
     public var swipeHold: Double
     /// One-sided confidence (0.5...1) with which this person's record must show that rotations
-    /// as confident as this one win inside the dwell before one is made early. Default 0.95;
-    /// 1 never rotates inside the dwell (the fixed dwell).
+    /// as confident as this one win inside the dwell before one is made early: the test for a
+    /// challenger that returns to the widget the top replaced (the signature of a wobble), and
+    /// for every challenger when `newChallengerConfidence` is higher. Default 0.95; 1 never
+    /// rotates inside the dwell (the fixed dwell).
     public var earlyRotationConfidence: Double
+    /// The same confidence for a *new* challenger, one that is not the widget the top replaced
+    /// (capped by `earlyRotationConfidence`): such a rotation cannot make the A, B, A a person
+    /// sees as flicker, so it needs less proof. Default 0.8; 1 holds new challengers to
+    /// `earlyRotationConfidence`.
+    public var newChallengerConfidence: Double
 
     /// The documented defaults.
     public init() {
@@ -73,16 +84,40 @@ public struct RotationParameters: Sendable, Hashable, Codable {
         maximumRotationsPerDay = 48
         swipeHold = 600
         earlyRotationConfidence = 0.95
+        newChallengerConfidence = 0.8
     }
 
     /// Custom parameters (negative values are treated as 0).
     public init(hysteresisMargin: Double, minimumDwell: Double, maximumRotationsPerDay: Int, swipeHold: Double,
-                earlyRotationConfidence: Double = 0.95) {
+                earlyRotationConfidence: Double = 0.95, newChallengerConfidence: Double = 0.8) {
         self.hysteresisMargin = hysteresisMargin
         self.minimumDwell = minimumDwell
         self.maximumRotationsPerDay = maximumRotationsPerDay
         self.swipeHold = swipeHold
         self.earlyRotationConfidence = earlyRotationConfidence
+        self.newChallengerConfidence = newChallengerConfidence
+    }
+
+    /// The confidence the early-rotation test uses for a challenger that returns to the widget
+    /// the top replaced, or for a new one: 1 (never early) when `earlyRotationConfidence` is 1.
+    func confidence(isReturn: Bool) -> Double {
+        earlyRotationConfidence >= 1 || isReturn ? earlyRotationConfidence : min(earlyRotationConfidence, newChallengerConfidence)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case hysteresisMargin, minimumDwell, maximumRotationsPerDay, swipeHold, earlyRotationConfidence, newChallengerConfidence
+    }
+
+    /// Decodes the parameters; those written before a parameter existed get its default.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = RotationParameters()
+        hysteresisMargin = try c.decode(Double.self, forKey: .hysteresisMargin)
+        minimumDwell = try c.decode(Double.self, forKey: .minimumDwell)
+        maximumRotationsPerDay = try c.decode(Int.self, forKey: .maximumRotationsPerDay)
+        swipeHold = try c.decode(Double.self, forKey: .swipeHold)
+        earlyRotationConfidence = try c.decodeIfPresent(Double.self, forKey: .earlyRotationConfidence) ?? defaults.earlyRotationConfidence
+        newChallengerConfidence = try c.decodeIfPresent(Double.self, forKey: .newChallengerConfidence) ?? defaults.newChallengerConfidence
     }
 
     /// Parameters that never hold anything back: the top is always the scorer's best eligible

@@ -197,9 +197,10 @@ final class RotationPolicy {
         guard strongest > 0 else { return current }
         let gain = (strongest - strength(incumbent, scratch, widgets: widgets)) / strongest
         guard gain >= parameters.hysteresisMargin else { return current }
-        let cell = DwellLedger.cell(gain: gain, isReturn: challenger == state.replaced[s])
+        let isReturn = challenger == state.replaced[s]
+        let cell = DwellLedger.cell(gain: gain, isReturn: isReturn)
         early = RotationState.EarlyChoice(challenger: challenger, incumbent: current, cell: Int32(cell), at: ts)
-        let z = DwellLedger.z(confidence: parameters.earlyRotationConfidence)
+        let z = DwellLedger.z(confidence: parameters.confidence(isReturn: isReturn))
         return state.ledger.allowsEarlyRotation(cell: cell, gain: gain, z: z, at: ts, halfLife: policy.halfLife) ? challenger : current
     }
 

@@ -110,7 +110,7 @@ public struct OptionsSummary: Sendable, Hashable, Codable {
     public var reference: String?
     /// The decision point rule, in words.
     public var decisionPointRule: String
-    /// The rotation parameters every policy ran under (`margin=0.1,dwell=15m,cap=48,swipe_hold=10m,confidence=0.95`).
+    /// The rotation parameters every policy ran under (`margin=0.1,dwell=15m,cap=48,swipe_hold=10m,confidence=0.95,new_confidence=0.8`).
     public var rotation: String
 
     /// Creates a summary.
