@@ -12,6 +12,8 @@ import Testing
         (.timeOfDay, "time-of-day"),
         (.contextual(halfLife: .days(7), prior: 5), "contextual:half_life=1w,prior=5"),
         (.contextual(recentHalfLife: .hours(2), bandwidth: .minutes(90), learningRate: 0), "contextual:bandwidth=90m,learning_rate=0,recent_half_life=2h"),
+        (.contextual(sequencePrior: 40), "contextual:sequence_prior=40"),
+        (.bandit(sequencePrior: 5, exploration: .softmax), "bandit:exploration=softmax,sequence_prior=5"),
         (.bandit(exploration: .softmax, temperature: 0.25), "bandit:exploration=softmax,temperature=0.25"),
         (.bandit(halfLife: .hours(36), epsilon: 0.1, learningRate: 0.5), "bandit:epsilon=0.1,half_life=36h,learning_rate=0.5"),
     ])
@@ -24,6 +26,7 @@ import Testing
 
     @Test(arguments: [
         ("contextual", "contextual:half_life=14d"),
+        ("contextual", "contextual:sequence_prior=20"),
         ("contextual:half_life=2w", "contextual:half_life=336h"),
         ("frecency:half_life=3d", "frecency"),
         ("bandit:exploration=epsilon,epsilon=0.05", "bandit"),

@@ -7,6 +7,7 @@ extension UserEngine {
     /// - Complexity: O(widgets of the stack · (kernel bins + context pairs)).
     public func featureVectors(stack: String, at time: EventTime) throws(EngineError) -> [FeatureVector] {
         let s = try stackIndex(stack)
-        return ContextualModel.featureVectors(features, widgets: features.stackWidgets[s], at: time, prior: scorer.policy.prior)
+        return ContextualModel.featureVectors(features, widgets: features.stackWidgets[s], at: time, prior: scorer.policy.prior,
+                                              sequencePrior: scorer.policy.sequencePrior)
     }
 }

@@ -5,8 +5,9 @@ extension UserEngine {
         // 2: optional fields carry a presence byte; 3: pending screen-on stacks; 4: per-widget
         // signals as `WidgetSignals`, per-bin values as `WidgetBins` rows; 5: visits, sequence
         // contexts, wake clock, UTC-offset contexts, the mixture, AdaGrad, the early-rotation ledger;
-        // 6: per-widget offsets of the learned scores; 7: sequence contexts over widgets' apps
-        static let currentVersion = 7
+        // 6: per-widget offsets of the learned scores; 7: sequence contexts over widgets' apps;
+        // 8: the policy's `sequence_prior`
+        static let currentVersion = 8
         var version = Snapshot.currentVersion
         var user: String
         var policy: ResolvedPolicy

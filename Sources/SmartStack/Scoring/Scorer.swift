@@ -72,7 +72,7 @@ final class Scorer {
             scratch.prepareRanking(widgets: n)
             switch policy.kind {
             case .contextual, .bandit:
-                ContextualModel.features(features, widgets: widgets, at: time, records: recordCount, prior: policy.prior,
+                ContextualModel.features(features, widgets: widgets, at: time, records: recordCount, prior: policy.prior, sequencePrior: policy.sequencePrior,
                                          scratch: &scratch)
                 scratch.withFeaturesAndScores { x, scores in modelScores(features: x, widgets: widgets, into: scores) }
                 if usesMixture {

@@ -40,14 +40,17 @@ extension PolicySpec {
     ///   - recentHalfLife: half-life of the short-term recency signal.
     ///   - bandwidth: width of the circular time-of-day kernel (10 min ... 6 h).
     ///   - prior: pseudo-count pulling a specific context toward the general one (> 0).
+    ///   - sequencePrior: the same for a context of previous apps toward the shorter one (> 0).
     ///   - learningRate: step size for learning the signal weights online (0: fixed weights).
     ///   - mixture: prior weight of the counting baselines mixed with the model (0...0.5; 0: the model alone).
     public static func contextual(halfLife: TimeSpan? = nil, recentHalfLife: TimeSpan? = nil, bandwidth: TimeSpan? = nil,
-                                  prior: Double? = nil, learningRate: Double? = nil, mixture: Double? = nil) -> PolicySpec {
+                                  prior: Double? = nil, sequencePrior: Double? = nil, learningRate: Double? = nil,
+                                  mixture: Double? = nil) -> PolicySpec {
         PolicySpec(.contextual, [
             PolicyTable.halfLife.name: halfLife.map(\.description),
             PolicyTable.recentHalfLife.name: recentHalfLife.map(\.description),
             PolicyTable.bandwidth.name: bandwidth.map(\.description), PolicyTable.prior.name: prior.map(number),
+            PolicyTable.sequencePrior.name: sequencePrior.map(number),
             PolicyTable.contextualLearningRate.name: learningRate.map(number),
             PolicyTable.mixture.name: mixture.map(number),
         ])
@@ -55,18 +58,19 @@ extension PolicySpec {
 
     /// `bandit`: the contextual features in an online logistic model with seeded exploration.
     /// - Parameters:
-    ///   - halfLife, recentHalfLife, bandwidth, prior: as for ``contextual(halfLife:recentHalfLife:bandwidth:prior:learningRate:mixture:)``.
+    ///   - halfLife, recentHalfLife, bandwidth, prior, sequencePrior: as for ``contextual(halfLife:recentHalfLife:bandwidth:prior:sequencePrior:learningRate:mixture:)``.
     ///   - exploration: epsilon-greedy or softmax.
     ///   - epsilon: share of decisions picked uniformly at random (0...1), for epsilon-greedy.
     ///   - temperature: softmax temperature (> 0); lower is greedier.
     ///   - learningRate: step size of the online gradient updates (>= 0).
     public static func bandit(halfLife: TimeSpan? = nil, recentHalfLife: TimeSpan? = nil, bandwidth: TimeSpan? = nil,
-                              prior: Double? = nil, exploration: BanditExploration? = nil, epsilon: Double? = nil,
-                              temperature: Double? = nil, learningRate: Double? = nil) -> PolicySpec {
+                              prior: Double? = nil, sequencePrior: Double? = nil, exploration: BanditExploration? = nil,
+                              epsilon: Double? = nil, temperature: Double? = nil, learningRate: Double? = nil) -> PolicySpec {
         PolicySpec(.bandit, [
             PolicyTable.halfLife.name: halfLife.map(\.description),
             PolicyTable.recentHalfLife.name: recentHalfLife.map(\.description),
             PolicyTable.bandwidth.name: bandwidth.map(\.description), PolicyTable.prior.name: prior.map(number),
+            PolicyTable.sequencePrior.name: sequencePrior.map(number),
             PolicyTable.exploration.name: exploration.map(\.rawValue), PolicyTable.epsilon.name: epsilon.map(number),
             PolicyTable.temperature.name: temperature.map(number), PolicyTable.banditLearningRate.name: learningRate.map(number),
         ])

@@ -6,7 +6,7 @@
 enum PolicyTable {
     /// The numeric field of `ResolvedPolicy` a parameter sets.
     enum Field: Sendable {
-        case interval, halfLife, frecencyHalfLife, recentHalfLife, bandwidth, prior, epsilon, temperature, learningRate, mixture
+        case interval, halfLife, frecencyHalfLife, recentHalfLife, bandwidth, prior, sequencePrior, epsilon, temperature, learningRate, mixture
     }
 
     /// What values a parameter takes.
@@ -46,6 +46,10 @@ enum PolicyTable {
                                      values: .duration(.bandwidth, 600...(6 * 3600)))
     static let prior = Parameter(name: "prior", defaultValue: "10", summary: "pseudo-count pulling a specific context toward the general one (> 0)",
                                  values: .number(.prior, 0.01...1000))
+    static let sequencePrior = Parameter(
+        name: "sequence_prior", defaultValue: "20",
+        summary: "pseudo-count pulling a context of previous apps toward the shorter one (> 0)",
+        values: .number(.sequencePrior, 0.01...1000))
     static let contextualLearningRate = Parameter(
         name: "learning_rate", defaultValue: "0.3", summary: "AdaGrad step size for learning the signal weights online (0 = fixed naive-Bayes weights)",
         values: .number(.learningRate, 0...10))
@@ -73,17 +77,18 @@ enum PolicyTable {
         Policy(kind: .timeOfDay, summary: "hour-of-day histogram of each widget's use, this hour first", parameters: []),
         Policy(kind: .contextual,
                summary: "SmartStack's model: time of day, weekday, place, app sequence, context, hints, feedback, with Bayesian back-off",
-               parameters: [halfLife, recentHalfLife, bandwidth, prior, contextualLearningRate, mixture]),
+               parameters: [halfLife, recentHalfLife, bandwidth, prior, sequencePrior, contextualLearningRate, mixture]),
         Policy(kind: .bandit,
                summary: "online logistic model over the contextual features with seeded exploration; logs its propensity",
-               parameters: [halfLife, recentHalfLife, bandwidth, prior, exploration, epsilon, temperature, banditLearningRate]),
+               parameters: [halfLife, recentHalfLife, bandwidth, prior, sequencePrior, exploration, epsilon, temperature, banditLearningRate]),
     ]
 
     /// The parameters whose defaults every policy starts from, one per field of
     /// `ResolvedPolicy` (a policy without such a parameter still keeps the features and
     /// settings they describe); a policy's own parameters' defaults are applied on top.
     static let baseline: [Parameter] = [
-        interval, halfLife, frecencyHalfLife, recentHalfLife, bandwidth, prior, exploration, epsilon, temperature, banditLearningRate,
+        interval, halfLife, frecencyHalfLife, recentHalfLife, bandwidth, prior, sequencePrior, exploration, epsilon, temperature,
+        banditLearningRate,
     ]
 
     /// The policy of `kind`, `nil` for an outside scorer.

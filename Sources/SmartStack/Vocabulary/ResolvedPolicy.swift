@@ -15,6 +15,8 @@ struct ResolvedPolicy: Sendable, Hashable, Codable {
     var recentHalfLife = 0.0
     var bandwidth = 0.0
     var prior = 0.0
+    /// The prior of the sequence signal's back-off chain (contexts of previous apps).
+    var sequencePrior = 0.0
     var exploration = Exploration.epsilon
     var epsilon = 0.0
     var temperature = 0.0
@@ -97,6 +99,7 @@ struct ResolvedPolicy: Sendable, Hashable, Codable {
         case .recentHalfLife: recentHalfLife
         case .bandwidth: bandwidth
         case .prior: prior
+        case .sequencePrior: sequencePrior
         case .epsilon: epsilon
         case .temperature: temperature
         case .learningRate: learningRate
@@ -112,6 +115,7 @@ struct ResolvedPolicy: Sendable, Hashable, Codable {
         case .recentHalfLife: recentHalfLife = value
         case .bandwidth: bandwidth = value
         case .prior: prior = value
+        case .sequencePrior: sequencePrior = value
         case .epsilon: epsilon = value
         case .temperature: temperature = value
         case .learningRate: learningRate = value
