@@ -17,9 +17,14 @@ final class RotationPolicy {
     // with overlapping access (as `UserEngine`).
     @exclusivity(unchecked) var state = RotationState()
     @exclusivity(unchecked) var generator: SeededGenerator
+    /// The normal quantiles of the early-rotation test for a return and for a new challenger,
+    /// computed once from `parameters`.
+    private let z: (isReturn: Double, new: Double)
 
     init(parameters: RotationParameters, policy: ResolvedPolicy, features: FeatureState, generator: SeededGenerator) {
         self.parameters = parameters
+        z = (DwellLedger.z(confidence: parameters.confidence(isReturn: true)),
+             DwellLedger.z(confidence: parameters.confidence(isReturn: false)))
         self.policy = policy
         self.features = features
         self.generator = generator
@@ -200,8 +205,8 @@ final class RotationPolicy {
         let isReturn = challenger == state.replaced[s]
         let cell = DwellLedger.cell(gain: gain, isReturn: isReturn)
         early = RotationState.EarlyChoice(challenger: challenger, incumbent: current, cell: Int32(cell), at: ts)
-        let z = DwellLedger.z(confidence: parameters.confidence(isReturn: isReturn))
-        return state.ledger.allowsEarlyRotation(cell: cell, gain: gain, z: z, at: ts, halfLife: policy.halfLife) ? challenger : current
+        return state.ledger.allowsEarlyRotation(cell: cell, gain: gain, z: isReturn ? z.isReturn : z.new, at: ts,
+                                                halfLife: policy.halfLife) ? challenger : current
     }
 
     /// A positive strength of row `i` for hysteresis, so the margin means "the challenger is

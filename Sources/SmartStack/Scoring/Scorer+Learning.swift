@@ -164,8 +164,8 @@ extension Scorer {
     /// `learningScratch`.
     private func learningFeatures(stack s: Int, widgets: [Int32], at time: EventTime) -> [Double] {
         if hasScored(stack: s, widgets: widgets.count, at: time) { return lastScored[s].features }
-        ContextualModel.features(features, widgets: widgets, at: time, records: recordCount, prior: policy.prior, sequencePrior: policy.sequencePrior,
-                                 scratch: &learningScratch)
+        ContextualModel.features(features, widgets: widgets, at: time, records: recordCount, prior: policy.prior,
+                                 sequencePrior: policy.sequencePrior, scratch: &learningScratch)
         return learningScratch.features
     }
 }

@@ -72,8 +72,8 @@ final class Scorer {
             scratch.prepareRanking(widgets: n)
             switch policy.kind {
             case .contextual, .bandit:
-                ContextualModel.features(features, widgets: widgets, at: time, records: recordCount, prior: policy.prior, sequencePrior: policy.sequencePrior,
-                                         scratch: &scratch)
+                ContextualModel.features(features, widgets: widgets, at: time, records: recordCount, prior: policy.prior,
+                                         sequencePrior: policy.sequencePrior, scratch: &scratch)
                 scratch.withFeaturesAndScores { x, scores in modelScores(features: x, widgets: widgets, into: scores) }
                 if usesMixture {
                     // The weights change only with the instant and a learning step (`version`).
