@@ -131,4 +131,45 @@ import Testing
         }
         #expect(restored == original)
     }
+
+    // MARK: Fixes wider than a place
+
+    /// Two places 700 m apart on a meridian (0.0063° of latitude), each seen `visits` times.
+    static func twoPlaces(visits: Int = 10) -> PlaceClusterer {
+        var c = PlaceClusterer()
+        for _ in 0..<visits {
+            _ = c.assign(lat: 45.0, lon: 7.0, accuracy: 20)
+            _ = c.assign(lat: 45.0063, lon: 7.0, accuracy: 20)
+        }
+        return c
+    }
+
+    @Test func aCoarseFixNearOneKnownPlaceAndFarFromTheOthersNamesIt() throws {
+        let c = Self.twoPlaces()
+        // 150 m from place 0 with an 800 m error circle: the area ratio (150 / 800)² would call
+        // it 3.5% likely; the known places make it more likely than not.
+        let named = try #require(c.likeliestPlace(lat: 44.99865, lon: 7.0, accuracy: 800, current: -1, confidence: 0))
+        #expect(named.place == 0)
+        #expect(named.probability > 0.5)
+        // Nothing known, nothing named.
+        #expect(PlaceClusterer().likeliestPlace(lat: 45, lon: 7, accuracy: 800, current: -1, confidence: 0) == nil)
+    }
+
+    @Test func aCoarseFixBetweenTwoKnownPlacesNamesNeitherUnlessThePersonIsAtOne() throws {
+        let c = Self.twoPlaces()
+        let between = try #require(
+            c.likeliestPlace(lat: 45.00315, lon: 7.0, accuracy: 1000, current: -1, confidence: 0))
+        #expect(between.probability < 0.5)
+        // The same fix while a visit at place 1 is still likely: it confirms that visit.
+        let held = try #require(c.likeliestPlace(lat: 45.00315, lon: 7.0, accuracy: 1000, current: 1, confidence: 0.9))
+        #expect(held.place == 1)
+        #expect(held.probability > 0.9)
+    }
+
+    @Test func aCoarseFixFarFromEveryKnownPlaceIsElsewhere() throws {
+        let c = Self.twoPlaces()
+        // 5 km away with a 500 m circle: no known place explains it.
+        let far = try #require(c.likeliestPlace(lat: 45.045, lon: 7.0, accuracy: 500, current: 0, confidence: 0.5))
+        #expect(far.probability < 0.01)
+    }
 }

@@ -56,6 +56,21 @@ import Testing
         #expect(stayed.top == "docs")
     }
 
+    @Test func aCoarseArrivalFixNearAKnownPlaceNamesItWithConfidence() throws {
+        var s = changeOnlyRoutine(days: 14)
+        // The day's only fix: a cell-tower guess 400 m from work with a 900 m error circle
+        // (work and home are 7 km apart). Wider than a place, but work is the only known place
+        // it can come from.
+        s.add(Script.time(day: 14, 8, 0), .location(lat: Self.work.0 + 0.0036, lon: Self.work.1, accuracy: 900))
+        let e = try s.engine()
+        let visit = try #require(e.features.place(at: Script.time(day: 14, 10, 0).secondsSinceEpoch))
+        #expect(visit.0 == 0)
+        #expect(visit.1 > 0.5)
+        let r = try e.ranking(stack: "home", at: Script.time(day: 14, 10, 0))
+        #expect(r.top == "docs")
+        #expect(r.widgets[0].reasons.contains { $0.text == "at place 1" && $0.contribution > 0 })
+    }
+
     @Test func confidenceFallsWhenAVisitOutlastsTheUsualStay() throws {
         let e = try changeOnlyRoutine(days: 14).engine()
         e.record(Event(time: Script.time(day: 14, 8, 0), user: "u", payload: .location(lat: Self.work.0, lon: Self.work.1, accuracy: 25)))

@@ -39,6 +39,9 @@
 final class FeatureState: Codable {
     static let never = -Double.infinity
     static let impressionWindow = 600.0
+    /// A fix wider than a place names a known place when it more likely than not comes from
+    /// there (`PlaceClusterer.likeliestPlace`).
+    static let coarseFixLevel = 0.5
     /// Distinct place labels kept; further labels count as an unknown place.
     static let maximumPlaceLabels = 1000
     static let gapBounds: [Double] = [300, 1800, 7200, 43_200]
@@ -181,7 +184,18 @@ final class FeatureState: Codable {
             // Accuracy 0 is no real fix's: read as not given.
             let given = accuracy.flatMap { $0 > 0 ? $0 : nil }
             var c: Int32 = -1
-            if let a = given, !(a <= clusterer.maximumAccuracy) {
+            var named: Double? = nil
+            let held = visits.currentCluster
+            if let a = given, a > clusterer.radius,
+               let (k, p) = clusterer.likeliestPlace(
+                   lat: lat, lon: lon, accuracy: a, current: Int(held),
+                   confidence: held >= 0 ? visits.confidence(at: ts, prior: visitPrior) : 0),
+               p >= Self.coarseFixLevel {
+                // Wider than a place, but more likely than not from this known one: evidence of
+                // being there, as strong as that probability (it moves no centre).
+                c = Int32(k)
+                named = p
+            } else if let a = given, !(a <= clusterer.maximumAccuracy) {
                 // Too coarse to found or move a place; it may still name a known one, or say "left".
                 guard a.isFinite else { break }
                 c = clusterer.nearest(lat: lat, lon: lon, within: clusterer.radius + a).map { Int32($0) } ?? -1
@@ -193,7 +207,8 @@ final class FeatureState: Codable {
             }
             visits.fix(cluster: c, place: c >= 0 ? clusterPlaces[Int(c)] : -1,
                        distanceFromVisit: clusterer.distance(fromPlace: Int(visits.cluster), lat: lat, lon: lon),
-                       accuracy: given ?? 0, radius: clusterer.radius, at: ts, prior: visitPrior, decay: longClock.weight(at: ts))
+                       accuracy: given ?? 0, named: named, radius: clusterer.radius, at: ts, prior: visitPrior,
+                       decay: longClock.weight(at: ts))
         case .place(let label):
             guard ts >= visits.newest else { break }
             var p = places.index(of: label) ?? -1

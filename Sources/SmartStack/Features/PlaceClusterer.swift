@@ -9,6 +9,9 @@ import Foundation
 ///   weight, so precise fixes count more than coarse ones.
 /// - Otherwise the fix founds a new place (numbered 1, 2, ... in order of discovery), up to
 ///   `maximumPlaces` (default 200); beyond that, far fixes belong to no place.
+/// - A fix whose error circle is wider than a place (`accuracy` > `radius`) is first read as
+///   evidence about the places already known (`likeliestPlace`): which of them it most likely
+///   comes from, and how likely, before it may found anything.
 ///
 /// Work per fix is O(log places) plus the places within the nearest one's latitude band:
 /// places are kept in latitude order, and a place whose latitude difference alone exceeds the
@@ -145,6 +148,47 @@ struct PlaceClusterer: Sendable, Codable, Hashable {
         let best = nearest(lat: lat, lon: lon)
         guard best >= 0, Self.distance(latitudes[best], longitudes[best], lat, lon) <= reach else { return nil }
         return best
+    }
+
+    /// The known place a fix with error radius `accuracy` (metres, 68% confidence, as iOS and
+    /// Android report it) most likely comes from, and its posterior probability; `nil` if no
+    /// place is known. Bayes' rule over the known places and "somewhere else":
+    ///
+    /// - the fix's likelihood at place `k` is a 2-D normal in the distance to its centre, with
+    ///   variance `σ² = (accuracy / 1.51)² + (radius / 2)²` (1.51 σ holds 68% of a 2-D normal;
+    ///   a place is a disc of `radius`); somewhere else, a uniform density over the fix's own
+    ///   error circle, `1 / (π · accuracy²)` (generous to "elsewhere": it assumes an unknown
+    ///   place lies within the circle);
+    /// - the prior: the visit in force, `current`, with the tracker's `confidence` that the
+    ///   person is still there; the rest spread over the known places by their weight (time or
+    ///   arrivals seen there) and "somewhere else" by the Good–Turing estimate of meeting a new
+    ///   place, `(places seen once + 1) / (total weight + 1)`.
+    ///
+    /// A coarse fix near one known place and far from the others names it with high
+    /// probability, where an area ratio (`(radius / accuracy)²`) would have called it nearly
+    /// unknown; between two known places it names neither.
+    /// - Complexity: O(places).
+    func likeliestPlace(lat: Double, lon: Double, accuracy a: Double, current: Int, confidence: Double)
+        -> (place: Int, probability: Double)? {
+        guard lat.isFinite, lon.isFinite, abs(lat) <= 90, abs(lon) <= 180, a.isFinite, a > 0, !weights.isEmpty else {
+            return nil
+        }
+        var total = 0.0, once = 0.0
+        for w in weights { total += w; if w <= 1 { once += 1 } }
+        let elsewhere = min(1, (once + 1) / (total + 1))
+        let held = current >= 0 && current < weights.count ? min(max(confidence, 0), 1) : 0
+        let sigma = a / 1.51, extent = radius / 2
+        let variance = sigma * sigma + extent * extent
+        var best = -1, bestMass = 0.0, known = 0.0
+        for k in weights.indices {
+            let d = Self.distance(latitudes[k], longitudes[k], lat, lon)
+            let prior = (1 - held) * (1 - elsewhere) * weights[k] / total + (k == current ? held : 0)
+            let mass = prior * exp(-d * d / (2 * variance)) / (2 * .pi * variance)
+            known += mass
+            if mass > bestMass { bestMass = mass; best = k }
+        }
+        guard best >= 0 else { return nil }
+        return (best, bestMass / (known + (1 - held) * elsewhere / (.pi * a * a)))
     }
 
     /// The distance in metres from place `p`'s centre to a point (∞ for no such place).

@@ -8,13 +8,19 @@ import Foundation
 ///   `PlaceClusterer`. A fix in the visit's own cluster, or the visit's label again, confirms
 ///   the visit; a label arriving within `bindingWindow` of a fix in a cluster with no label yet
 ///   names that cluster from then on (and a fix arriving within it after a label does the
-///   same), so labelled and unlabelled arrivals at one place count as one place.
+///   same), so labelled and unlabelled arrivals at one place count as one place. A fix whose
+///   error circle is wider than a place (`accuracy` above the clusterer's radius) and that more
+///   likely than not comes from one known place (`PlaceClusterer.likeliestPlace`: Bayes' rule
+///   over the known places, the visit in force weighed by its confidence) is evidence of that
+///   place worth that probability: change-only services often report an arrival with a
+///   cell-tower fix hundreds of metres wide.
 /// - **Evidence of leaving**: a fix that is outside the visit's place even at the near edge of
 ///   its error circle (distance − accuracy > the clusterer's radius), or another label. A fix
-///   whose error circle still reaches the place says nothing either way. A fix coarser than
-///   the clusterer's limit (250 m) founds and moves no place, but it can still end a visit and
-///   name the known place whose centre is within its reach (radius + accuracy); a coarse fix
-///   confirming the visit never lowers its confidence. Late evidence is ignored.
+///   whose error circle still reaches the place says nothing either way, unless it named
+///   another place (above). A fix coarser than the clusterer's limit (250 m) founds and moves
+///   no place; one that names no place can still end a visit and name the known place whose
+///   centre is within its reach (radius + accuracy) at the weight `(radius / accuracy)²`; a
+///   coarse fix confirming the visit never lowers its confidence. Late evidence is ignored.
 /// - **Confidence**: both dense (every few minutes) and change-only reporting (one fix on
 ///   arrival, none while the person stays) leave long silences inside a visit, so silence
 ///   alone never ends one. Instead the visit's confidence is the probability that a stay at
@@ -83,13 +89,16 @@ struct PlaceTracker: Sendable, Codable, Hashable {
 
     /// A `location` fix assigned to cluster `c` (-1: no cluster could take it), `place` the
     /// cluster's own place number, `distance` from the visit's cluster centre (∞ if none).
+    /// `named`: the probability that a fix wider than a place comes from cluster `c`
+    /// (`PlaceClusterer.likeliestPlace`), which is then its weight and settles where the person
+    /// is; otherwise a fix wider than a place weighs `(radius / accuracy)²`.
     mutating func fix(cluster c: Int32, place clusterPlace: Int32, distanceFromVisit distance: Double, accuracy: Double,
-                      radius: Double, at ts: Double, prior: Double, decay lw: Double) {
+                      named: Double? = nil, radius: Double, at ts: Double, prior: Double, decay lw: Double) {
         guard ts >= newest else { return }
         newest = ts
         while clusterLabel.count <= Int(c) { clusterLabel.append(-1) }
-        let weight = accuracy > radius ? (radius / accuracy) * (radius / accuracy) : 1
-        if c >= 0 && c == cluster { confirm(at: ts, weight: weight, prior: prior); return }
+        let weight = named ?? (accuracy > radius ? (radius / accuracy) * (radius / accuracy) : 1)
+        if c >= 0 && c == currentCluster { confirm(at: ts, weight: weight, prior: prior); return }
         if c >= 0, cluster < 0, place >= 0, ts - evidence <= Self.bindingWindow,
            clusterLabel[Int(c)] < 0 || clusterLabel[Int(c)] == place {
             // A fix just after a label: the label's place is this cluster.
@@ -98,8 +107,9 @@ struct PlaceTracker: Sendable, Codable, Hashable {
             confirm(at: ts, weight: weight, prior: prior)
             return
         }
-        // Outside the visit's place only if even the error circle's near edge is.
-        if cluster >= 0 && distance - accuracy <= radius { return }
+        // Outside the visit's place only if even the error circle's near edge is (a named fix
+        // has already weighed that).
+        if named == nil && cluster >= 0 && distance - accuracy <= radius { return }
         guard c >= 0 else {
             if place >= 0 { leave(at: ts, decay: lw) }
             return
@@ -145,6 +155,13 @@ struct PlaceTracker: Sendable, Codable, Hashable {
     }
 
     // MARK: Reading
+
+    /// The cluster of the visit's place: its own, or the cluster its label names (-1: none).
+    /// - Complexity: O(clusters) for a visit known by its label only.
+    var currentCluster: Int32 {
+        if cluster >= 0 || place < 0 { return cluster }
+        return clusterLabel.firstIndex(of: place).map { Int32($0) } ?? -1
+    }
 
     /// The place of the visit in force at `ts` and the confidence that the person is still
     /// there, or `nil`.
