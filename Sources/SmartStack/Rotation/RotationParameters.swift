@@ -39,10 +39,10 @@
 /// that shows it, so the dwell after its hold runs from there.
 ///
 /// The defaults come from a sweep of the evaluator over the five simulated personas and the
-/// StudentLife recordings (README, "Rotation policy", re-measured on `79ebd10`): a 15-minute
+/// StudentLife recordings (README, "Rotation policy", re-measured on `848ca42`): a 15-minute
 /// dwell removes most flicker (A → B → A within 15 minutes: 0.020 → 0.003 of rotations) for
-/// −0.0015 hit@1, the defaults together take over a ninth of the rotations off an undamped top
-/// for −0.002, and `newChallengerConfidence` 0.8 measures there as 0.95 did (+0.0002). The swipe
+/// −0.001 hit@1, the defaults together take nearly a ninth of the rotations off an undamped top
+/// for −0.003, and `newChallengerConfidence` 0.8 measures there as 0.95 did (+0.0003). The swipe
 /// hold is one session (10 minutes, the window in which an engagement is credited to a
 /// decision): on a stack of 12 widgets people swipe to find a widget more often than to keep it,
 /// and a 30-minute hold raised unnecessary rotations above the undamped scorer's there
