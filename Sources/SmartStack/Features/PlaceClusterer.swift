@@ -167,7 +167,7 @@ struct PlaceClusterer: Sendable, Codable, Hashable {
     /// A coarse fix near one known place and far from the others names it with high
     /// probability, where an area ratio (`(radius / accuracy)²`) would have called it nearly
     /// unknown; between two known places it names neither.
-    /// - Complexity: O(places).
+    /// - Complexity: O(log places) plus the places within 8 σ in latitude.
     func likeliestPlace(lat: Double, lon: Double, accuracy a: Double, current: Int, confidence: Double)
         -> (place: Int, probability: Double)? {
         guard lat.isFinite, lon.isFinite, abs(lat) <= 90, abs(lon) <= 180, a.isFinite, a > 0, !weights.isEmpty else {
@@ -180,12 +180,18 @@ struct PlaceClusterer: Sendable, Codable, Hashable {
         let sigma = a / 1.51, extent = radius / 2
         let variance = sigma * sigma + extent * extent
         var best = -1, bestMass = 0.0, known = 0.0
-        for k in weights.indices {
-            let d = Self.distance(latitudes[k], longitudes[k], lat, lon)
-            let prior = (1 - held) * (1 - elsewhere) * weights[k] / total + (k == current ? held : 0)
+        // Only places within 8 σ in latitude can weigh anything (beyond, the likelihood is below
+        // e⁻³², less than any prior's rounding): a band of `byLatitude`, in order of latitude.
+        let band = 8 * variance.squareRoot() / 6_371_000 * 180 / .pi
+        var k = firstPosition(notBelow: lat - band)
+        while k < byLatitude.count, latitudes[byLatitude[k]] <= lat + band {
+            let p = byLatitude[k]
+            k += 1
+            let d = Self.distance(latitudes[p], longitudes[p], lat, lon)
+            let prior = (1 - held) * (1 - elsewhere) * weights[p] / total + (p == current ? held : 0)
             let mass = prior * exp(-d * d / (2 * variance)) / (2 * .pi * variance)
             known += mass
-            if mass > bestMass { bestMass = mass; best = k }
+            if mass > bestMass || (mass == bestMass && mass > 0 && p < best) { bestMass = mass; best = p }
         }
         guard best >= 0 else { return nil }
         return (best, bestMass / (known + (1 - held) * elsewhere / (.pi * a * a)))
