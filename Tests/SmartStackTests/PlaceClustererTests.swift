@@ -168,8 +168,11 @@ import Testing
 
     @Test func aCoarseFixFarFromEveryKnownPlaceIsElsewhere() throws {
         let c = Self.twoPlaces()
-        // 5 km away with a 500 m circle: no known place explains it.
-        let far = try #require(c.likeliestPlace(lat: 45.045, lon: 7.0, accuracy: 500, current: 0, confidence: 0.5))
-        #expect(far.probability < 0.01)
+        // 5 km away with a 500 m circle: no known place explains it, not even the visit in force.
+        let far = c.likeliestPlace(lat: 45.045, lon: 7.0, accuracy: 500, current: 0, confidence: 0.5)
+        #expect((far?.probability ?? 0) < 0.01)
+        // 600 m from place 0 with the same circle: within reach, it is weighed.
+        let near = try #require(c.likeliestPlace(lat: 44.9946, lon: 7.0, accuracy: 500, current: 0, confidence: 0.5))
+        #expect(near.place == 0)
     }
 }

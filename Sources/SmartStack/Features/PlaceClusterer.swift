@@ -152,7 +152,8 @@ struct PlaceClusterer: Sendable, Codable, Hashable {
 
     /// The known place a fix with error radius `accuracy` (metres, 68% confidence, as iOS and
     /// Android report it) most likely comes from, and its posterior probability; `nil` if no
-    /// place is known. Bayes' rule over the known places and "somewhere else":
+    /// known place is near enough to weigh anything. Bayes' rule over the known places and
+    /// "somewhere else":
     ///
     /// - the fix's likelihood at place `k` is a 2-D normal in the distance to its centre, with
     ///   variance `σ² = (accuracy / 1.51)² + (radius / 2)²` (1.51 σ holds 68% of a 2-D normal;
