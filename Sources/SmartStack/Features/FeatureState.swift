@@ -185,8 +185,7 @@ final class FeatureState: Codable {
             let given = accuracy.flatMap { $0 > 0 ? $0 : nil }
             var c: Int32 = -1
             var named: Double? = nil
-            let held = visits.currentCluster
-            if let a = given, a > clusterer.radius,
+            if let a = given, a > clusterer.radius, case let held = visits.currentCluster,
                let (k, p) = clusterer.likeliestPlace(
                    lat: lat, lon: lon, accuracy: a, current: Int(held),
                    confidence: held >= 0 ? visits.confidence(at: ts, prior: visitPrior) : 0),

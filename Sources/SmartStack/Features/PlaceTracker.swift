@@ -98,7 +98,14 @@ struct PlaceTracker: Sendable, Codable, Hashable {
         newest = ts
         while clusterLabel.count <= Int(c) { clusterLabel.append(-1) }
         let weight = named ?? (accuracy > radius ? (radius / accuracy) * (radius / accuracy) : 1)
-        if c >= 0 && c == currentCluster { confirm(at: ts, weight: weight, prior: prior); return }
+        // In the visit's cluster (`currentCluster`, whose scan runs only for a fix in a cluster
+        // bearing the visit's label).
+        let inVisit = c >= 0
+            && (c == cluster || (cluster < 0 && place >= 0 && clusterLabel[Int(c)] == place && c == currentCluster))
+        if inVisit {
+            confirm(at: ts, weight: weight, prior: prior)
+            return
+        }
         if c >= 0, cluster < 0, place >= 0, ts - evidence <= Self.bindingWindow,
            clusterLabel[Int(c)] < 0 || clusterLabel[Int(c)] == place {
             // A fix just after a label: the label's place is this cluster.
