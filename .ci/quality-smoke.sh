@@ -11,7 +11,7 @@ swift build --product smartstack
 bin="$(swift build --product smartstack --show-bin-path)/smartstack"
 python3 Benchmarks/quality/run.py --smartstack "$bin" --seeds 11 --personas sequence,structureless \
     --variants default,change-only,no-screen-on,stack-3,one-day --users 1 --days 9 --bootstrap 50 \
-    --no-bundled --out "$out" > /dev/null
+    --no-bundled --counterfactual --out "$out" > /dev/null
 python3 - "$out/quality.json" <<'PY'
 import json, sys
 report = json.load(open(sys.argv[1]))
@@ -20,5 +20,18 @@ expected = {"sequence", "sequence+change-only", "sequence+no-screen-on", "sequen
             "structureless", "structureless+one-day", "cohort+one-day", "studentlife"}
 assert expected <= names, sorted(expected - names)
 assert all("oracle_ratio" in r["targets"] for r in report["rows"] if r["simulated"])
+# Counterfactual engagement: on every simulated row with screen_on, none without (its decisions are
+# not the simulator's instants) and none on the real recording; a probability per policy, and the
+# ceiling above every policy.
+by = {(r["dataset"], r["warmup_days"]): r for r in report["rows"]}
+for (name, w), r in by.items():
+    has = "counterfactual" in r
+    assert has == (r["simulated"] and "no-screen-on" not in name), (name, w, has)
+    if has:
+        c = r["counterfactual"]
+        assert 0 < c["decisions"] <= c["scored_decisions"], (name, c["decisions"])
+        assert all(0 <= v <= c["ceiling"] + 1e-12 for v in c["engagement"].values()), (name, c)
+        assert set(c["targets"]) == {"ceiling_ratio", "at_least_best_baseline", "no_baseline_ahead_beyond_chance"}
+assert "## Counterfactual engagement" in open(sys.argv[1][:-len("quality.json")] + "quality.md").read()
 print("quality smoke: OK (%d rows)" % len(report["rows"]))
 PY
