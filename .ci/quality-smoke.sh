@@ -29,7 +29,8 @@ for (name, w), r in by.items():
     assert has == (r["simulated"] and "no-screen-on" not in name), (name, w, has)
     if has:
         c = r["counterfactual"]
-        assert 0 < c["decisions"] <= c["scored_decisions"], (name, c["decisions"])
+        # Every scored decision of data with screen_on is one of the simulator's instants.
+        assert 0 < c["decisions"] == c["scored_decisions"], (name, c["decisions"], c["scored_decisions"])
         assert all(0 <= v <= c["ceiling"] + 1e-12 for v in c["engagement"].values()), (name, c)
         assert set(c["targets"]) == {"ceiling_ratio", "at_least_best_baseline", "no_baseline_ahead_beyond_chance"}
 assert "## Counterfactual engagement" in open(sys.argv[1][:-len("quality.json")] + "quality.md").read()

@@ -285,6 +285,9 @@ def counterfactual(bin_, dataset, warmup, bootstrap=BOOTSTRAP):
             raise RuntimeError("failed (%d): %s\n%s" % (proc.returncode, " ".join(cmd), err.strip()))
     if not matched:
         return None
+    if matched < scored:
+        log("%s (warm-up %d): %d of %d scored decisions have no truth line; the counterfactual covers the rest"
+            % (dataset.name, warmup, scored - matched, scored))
     keys = sorted(counts)
     n = sum(counts.values())
     mean = {p: sum(days[d][k] for d in keys) / n for k, p in enumerate(policies)}
