@@ -248,18 +248,21 @@ def counterfactual(bin_, dataset, warmup, bootstrap=BOOTSTRAP):
     widget had it been shown, `intent[pick] + lift` (`GroundTruthEntry`). Unlike hit@1 against
     the logged engagement, this does not reward imitating the logging policy (whose shown widget
     also gets the taps of people with no intent), and it has no sampling noise per decision.
-    The ceiling is the best eligible widget's value at each decision (no rotation constraint).
+    Scored for the default policy, the four baselines and the default's scorer undamped (its own
+    picks with the rotation policy off). The ceiling is the best eligible widget's value at each
+    decision (no rotation constraint).
     `None` when no decision meets a truth line (data without `screen_on`: its decision points are
     not the simulator's)."""
     facts = read_intents(dataset.truth)
     if not facts:
         return None
-    policies = [DEFAULT_POLICY] + list(BASELINES)
+    policies = [DEFAULT_POLICY] + list(BASELINES) + ["undamped"]
     # Per user-day (the bootstrap's unit, as in `smartstack evaluate`): value sums per policy.
     days, ceiling, counts = {}, {}, {}
     scored = matched = 0
     for k, policy in enumerate(policies):
-        cmd = [bin_, "export-decisions", dataset.path, "--policy", policy, "--warmup-days", str(warmup), "--quiet"]
+        cmd = [bin_, "export-decisions", dataset.path, "--policy", DEFAULT_POLICY if policy == "undamped" else policy,
+               "--warmup-days", str(warmup), "--quiet"] + (["--rotation", UNDAMPED] if policy == "undamped" else [])
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for line in proc.stdout:
             r = json.loads(line)
@@ -308,6 +311,7 @@ def counterfactual(bin_, dataset, warmup, bootstrap=BOOTSTRAP):
     best = max(BASELINES, key=lambda b: mean[b])
     ahead = [b for b in BASELINES if ci[b][1] is not None and ci[b][1] < 0]
     return {"decisions": matched, "scored_decisions": scored, "engagement": mean, "ceiling": top,
+            "rotation_cost": mean["undamped"] - mean[DEFAULT_POLICY],
             "ratio": mean[DEFAULT_POLICY] / top if top else None, "best_baseline": best,
             "gap_to_best": mean[DEFAULT_POLICY] - mean[best], "gap_to_best_ci": ci[best], "baselines_ahead": ahead,
             "targets": {"ceiling_ratio": top > 0 and mean[DEFAULT_POLICY] >= ORACLE_RATIO * top,
@@ -554,10 +558,11 @@ def counterfactual_table(rows):
     lines = ["## Counterfactual engagement: what each policy's own top would have earned had it been shown", "",
              "Mean over scored decisions of the simulated person's probability of engaging the policy's top widget had "
              "it been shown (`intent[pick] + lift`, from the truth file); the ceiling takes the best eligible widget at "
-             "each decision. Rows without `screen_on` have no decision on the simulator's instants and are left out. "
+             "each decision; `undamped` is the same scorer with the rotation policy off (its picks, not the default's). "
+             "Rows without `screen_on` have no decision on the simulator's instants and are left out. "
              "Not the issue's targets (they are stated on hit@1): the same targets read on this measure.", "",
-             "| dataset | warm-up | decisions | default | ceiling | ÷ ceiling | best baseline | default − best [95% CI] | hit@1 verdict vs best | counterfactual verdict |",
-             "|---|---:|---:|---:|---:|---:|---|---:|---|---|"]
+             "| dataset | warm-up | decisions | default | undamped | ceiling | ÷ ceiling | best baseline | default − best [95% CI] | hit@1 verdict vs best | counterfactual verdict |",
+             "|---|---:|---:|---:|---:|---:|---:|---|---:|---|---|"]
     checked = [r for r in rows if "counterfactual" in r]
 
     def verdict(gap, ci):
@@ -569,8 +574,8 @@ def counterfactual_table(rows):
         e = c["engagement"]
         ci = c["gap_to_best_ci"]
         hit_ci = r["gap_to_best_ci"]
-        lines.append("| %s | %d | %d | %s | %s | %s | %s %s | %s [%s, %s] | %s | %s |" % (
-            r["dataset"], r["warmup_days"], c["decisions"], fmt(e[DEFAULT_POLICY], 4), fmt(c["ceiling"], 4),
+        lines.append("| %s | %d | %d | %s | %s | %s | %s | %s %s | %s [%s, %s] | %s | %s |" % (
+            r["dataset"], r["warmup_days"], c["decisions"], fmt(e[DEFAULT_POLICY], 4), fmt(e["undamped"], 4), fmt(c["ceiling"], 4),
             fmt(c["ratio"], 2), c["best_baseline"], fmt(e[c["best_baseline"]], 4),
             fmt(c["gap_to_best"], 4, True), fmt(ci[0], 4, True), fmt(ci[1], 4, True),
             verdict(r["gap_to_best"], hit_ci), verdict(c["gap_to_best"], ci)))

@@ -38,6 +38,40 @@ import SmartStackEvaluation
         #expect(run.standardError.contains("\(scoredWithTarget) scored with a target"))
     }
 
+    /// The scored decisions with a target and the picks' hits among them, from an export.
+    static func tally(_ output: String) throws -> (scoredWithTarget: Int, hits: Int, picks: [String]) {
+        var scoredWithTarget = 0, hits = 0, picks: [String] = []
+        for line in output.split(separator: "\n") {
+            let o = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            picks.append(o["pick"] as? String ?? "-")
+            guard o["scored"] as? Bool == true, let target = o["target"] as? [String] else { continue }
+            scoredWithTarget += 1
+            if let pick = o["pick"] as? String, target.contains(pick) { hits += 1 }
+        }
+        return (scoredWithTarget, hits, picks)
+    }
+
+    /// `--rotation` applies to the exported picks as to `evaluate`'s: undamped, the export's hit@1
+    /// is evaluate's undamped hit@1, and its picks are not the default rotation's.
+    @Test func rotationIsTheOneEvaluateUses() throws {
+        let undamped = "margin=0,dwell=0s,cap=none,swipe_hold=0s"
+        let run = runTool(["export-decisions", Self.commuter, "--warmup-days", "3", "--rotation", undamped, "--quiet"])
+        #expect(run.status == 0)
+        let damped = runTool(["export-decisions", Self.commuter, "--warmup-days", "3", "--quiet"])
+        #expect(damped.status == 0)
+        let t = try Self.tally(run.standardOutput), d = try Self.tally(damped.standardOutput)
+        #expect(t.picks.count == d.picks.count && t.scoredWithTarget == d.scoredWithTarget)
+        #expect(t.picks != d.picks)
+        let eval = runTool(["evaluate", Self.commuter, "--policies", "contextual", "--warmup-days", "3", "--bootstrap", "0",
+                            "--rotation", undamped, "--json", "--quiet"])
+        #expect(eval.status == 0)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(eval.standardOutput.utf8)) as? [String: Any])
+        let policies = try #require(report["policies"] as? [[String: Any]])
+        let metrics = try #require(policies.first?["metrics"] as? [String: Any])
+        let hit1 = try #require(metrics["hit_at_1"] as? Double)
+        #expect(abs(hit1 - Double(t.hits) / Double(t.scoredWithTarget)) < 1e-12)
+    }
+
     @Test func writesToStandardOutputWithoutOut() throws {
         let run = runTool(["export-decisions", Self.commuter, "--quiet", "--warmup-days", "0", "--time-replay"])
         #expect(run.status == 0)
@@ -51,6 +85,7 @@ import SmartStackEvaluation
         (["export-decisions", "x.jsonl", "--db", "y.db"], "either dataset files or --db"),
         (["export-decisions", "x.jsonl", "--window", "ten"], "--window"),
         (["export-decisions", "x.jsonl", "--bogus"], "--bogus"),
+        (["export-decisions", "x.jsonl", "--rotation", "dwell=forever"], "--rotation"),
     ])
     func usageErrorsExit64(arguments: [String], message: String) {
         let run = runTool(arguments)

@@ -53,7 +53,10 @@ public struct EvaluateCommand: SubcommandProtocol {
 
     /// The `--rotation` row, its default written from `RotationParameters()` (one place to
     /// change it): broken after commas, never inside a value, so it reads as one argument.
-    static let rotationHelp: String = {
+    static let rotationHelp = rotationHelp(summary: "Rotation policy for every policy, e.g.")
+
+    /// The `--rotation` row with `summary` (at most 40 characters) as its first line.
+    static func rotationHelp(summary: String) -> String {
         let indent = String(repeating: " ", count: 34), width = 80 - indent.count
         var lines: [String] = [], line = ""
         let parts = (RotationParameters().description + ")").split(separator: ",")
@@ -64,11 +67,11 @@ public struct EvaluateCommand: SubcommandProtocol {
         }
         lines.append(line)
         return """
-              --rotation <params>     Rotation policy for every policy, e.g.
+              --rotation <params>     \(summary)
                                       margin=0.2,dwell=15m,cap=24,swipe_hold=1h (default:
 
             """ + lines.map { indent + $0 }.joined(separator: "\n")
-    }()
+    }
 
     /// The policies `all` stands for: every policy of the engine's registry.
     public static var builtInPolicies: [String] { PolicyRegistry.names }

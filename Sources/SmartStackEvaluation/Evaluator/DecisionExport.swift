@@ -121,7 +121,8 @@ public struct DecisionExport: Sendable {
             summary.users += 1
             let engine: UserEngine
             do {
-                engine = try UserEngine(user: user, policy: policy, seed: SeededGenerator.mix(seed, SeededGenerator.hash(user)))
+                engine = try UserEngine(user: user, policy: policy, rotation: options.rotation,
+                                        seed: SeededGenerator.mix(seed, SeededGenerator.hash(user)))
             } catch {
                 throw EvaluationError("cannot build policy '\(policy)': \(error)")
             }
@@ -138,7 +139,7 @@ public struct DecisionExport: Sendable {
             if let reason = result.skipReason { summary.skipped.append(SkippedUser(user: user, reason: reason)) }
             if timesReplay {
                 let ordered = Evaluator.timeOrdered(events)
-                let factory = PolicyFactory.engine(policy)
+                let factory = PolicyFactory.engine(policy, rotation: options.rotation)
                 let clock = ContinuousClock()
                 let start = clock.now
                 let plain = try factory.make(user, SeededGenerator.mix(seed, SeededGenerator.hash(user)))
