@@ -3,7 +3,8 @@ import SmartStack
 import SmartStackEvaluation
 
 /// The arguments `evaluate` and `export-decisions` share: the recorded sessions to replay and
-/// the replay options both honour, with one help text and one set of errors.
+/// the replay options both honour (the rotation policy among them), with one help text and one
+/// set of errors.
 ///
 /// ```swift
 /// let args = try ParsedArguments(["a.jsonl", "--window", "5m"], options: ReplayArguments.options, flags: ReplayArguments.flags)
@@ -12,7 +13,7 @@ import SmartStackEvaluation
 /// ```
 struct ReplayArguments: Sendable {
     /// The shared options that take a value.
-    static let options: Set<String> = ["--db", "--window", "--warmup-days", "--seed"]
+    static let options: Set<String> = ["--db", "--window", "--warmup-days", "--seed", "--rotation"]
     /// The shared flags.
     static let flags: Set<String> = ["--merge-repeats", "--no-merge-repeats"]
 
@@ -31,6 +32,26 @@ struct ReplayArguments: Sendable {
           --warmup-days <n>       Days after each user's first event replayed but not
                                   scored (default: 7)
         """
+
+    /// The OPTIONS row of `--rotation` with `summary` (at most 40 characters) as its first line,
+    /// its default written from `RotationParameters()` (one place to change it): broken after
+    /// commas, never inside a value, so it reads as one argument.
+    static func rotationHelp(summary: String) -> String {
+        let indent = String(repeating: " ", count: 34), width = 80 - indent.count
+        var lines: [String] = [], line = ""
+        let parts = (RotationParameters().description + ")").split(separator: ",")
+        for (k, part) in parts.enumerated() {
+            let piece = String(part) + (k + 1 < parts.count ? "," : "")
+            if !line.isEmpty && line.count + piece.count > width { lines.append(line); line = "" }
+            line += piece
+        }
+        lines.append(line)
+        return """
+              --rotation <params>     \(summary)
+                                      margin=0.2,dwell=15m,cap=24,swipe_hold=1h (default:
+
+            """ + lines.map { indent + $0 }.joined(separator: "\n")
+    }
 
     /// Dataset files.
     var datasets: [String]
@@ -54,6 +75,9 @@ struct ReplayArguments: Sendable {
         }
         if args.flag("--no-merge-repeats") { options.mergeRepeats = false }
         if let v = args.value("--warmup-days") { options.warmupDays = try Self.parseCount(v, option: "--warmup-days", minimum: 0) }
+        if let r = args.value("--rotation") {
+            do { options.rotation = try RotationParameters(parsing: r) } catch { throw UsageError("--rotation: \(error.message)") }
+        }
         if let v = args.value("--seed") {
             guard let s = UInt64(v) else { throw UsageError("invalid value '\(v)' for '--seed': expected a non-negative integer") }
             options.seed = s

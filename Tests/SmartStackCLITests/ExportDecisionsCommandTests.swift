@@ -19,23 +19,12 @@ import SmartStackEvaluation
         #expect(run.status == 0)
         #expect(run.standardOutput.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: out + ".partial"))
-        let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
-        var scoredWithTarget = 0, hits = 0
-        for line in lines {
-            let o = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            guard o["scored"] as? Bool == true, let target = o["target"] as? [String] else { continue }
-            scoredWithTarget += 1
-            if let pick = o["pick"] as? String, target.contains(pick) { hits += 1 }
-        }
-        let eval = runTool(["evaluate", Self.commuter, "--policies", "contextual", "--warmup-days", "3", "--bootstrap", "0", "--json", "--quiet"])
-        #expect(eval.status == 0)
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(eval.standardOutput.utf8)) as? [String: Any])
-        let policies = try #require(report["policies"] as? [[String: Any]])
-        let metrics = try #require(policies.first?["metrics"] as? [String: Any])
-        #expect(metrics["decisions_with_target"] as? Double == Double(scoredWithTarget))
+        let t = try Self.tally(try String(contentsOfFile: out, encoding: .utf8))
+        let metrics = try Self.evaluateMetrics(["--warmup-days", "3"])
+        #expect(metrics["decisions_with_target"] as? Double == Double(t.scoredWithTarget))
         let hit1 = try #require(metrics["hit_at_1"] as? Double)
-        #expect(abs(hit1 - Double(hits) / Double(scoredWithTarget)) < 1e-12)
-        #expect(run.standardError.contains("\(scoredWithTarget) scored with a target"))
+        #expect(abs(hit1 - Double(t.hits) / Double(t.scoredWithTarget)) < 1e-12)
+        #expect(run.standardError.contains("\(t.scoredWithTarget) scored with a target"))
     }
 
     /// The scored decisions with a target and the picks' hits among them, from an export.
@@ -51,6 +40,15 @@ import SmartStackEvaluation
         return (scoredWithTarget, hits, picks)
     }
 
+    /// The `contextual` policy's metrics from `evaluate --json` on the commuter set with `extra`.
+    static func evaluateMetrics(_ extra: [String]) throws -> [String: Any] {
+        let eval = runTool(["evaluate", commuter, "--policies", "contextual", "--bootstrap", "0", "--json", "--quiet"] + extra)
+        #expect(eval.status == 0)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(eval.standardOutput.utf8)) as? [String: Any])
+        let policies = try #require(report["policies"] as? [[String: Any]])
+        return try #require(policies.first?["metrics"] as? [String: Any])
+    }
+
     /// `--rotation` applies to the exported picks as to `evaluate`'s: undamped, the export's hit@1
     /// is evaluate's undamped hit@1, and its picks are not the default rotation's.
     @Test func rotationIsTheOneEvaluateUses() throws {
@@ -62,12 +60,7 @@ import SmartStackEvaluation
         let t = try Self.tally(run.standardOutput), d = try Self.tally(damped.standardOutput)
         #expect(t.picks.count == d.picks.count && t.scoredWithTarget == d.scoredWithTarget)
         #expect(t.picks != d.picks)
-        let eval = runTool(["evaluate", Self.commuter, "--policies", "contextual", "--warmup-days", "3", "--bootstrap", "0",
-                            "--rotation", undamped, "--json", "--quiet"])
-        #expect(eval.status == 0)
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(eval.standardOutput.utf8)) as? [String: Any])
-        let policies = try #require(report["policies"] as? [[String: Any]])
-        let metrics = try #require(policies.first?["metrics"] as? [String: Any])
+        let metrics = try Self.evaluateMetrics(["--warmup-days", "3", "--rotation", undamped])
         let hit1 = try #require(metrics["hit_at_1"] as? Double)
         #expect(abs(hit1 - Double(t.hits) / Double(t.scoredWithTarget)) < 1e-12)
     }

@@ -51,27 +51,8 @@ public struct EvaluateCommand: SubcommandProtocol {
           -h, --help              Show help information.
         """
 
-    /// The `--rotation` row, its default written from `RotationParameters()` (one place to
-    /// change it): broken after commas, never inside a value, so it reads as one argument.
-    static let rotationHelp = rotationHelp(summary: "Rotation policy for every policy, e.g.")
-
-    /// The `--rotation` row with `summary` (at most 40 characters) as its first line.
-    static func rotationHelp(summary: String) -> String {
-        let indent = String(repeating: " ", count: 34), width = 80 - indent.count
-        var lines: [String] = [], line = ""
-        let parts = (RotationParameters().description + ")").split(separator: ",")
-        for (k, part) in parts.enumerated() {
-            let piece = String(part) + (k + 1 < parts.count ? "," : "")
-            if !line.isEmpty && line.count + piece.count > width { lines.append(line); line = "" }
-            line += piece
-        }
-        lines.append(line)
-        return """
-              --rotation <params>     \(summary)
-                                      margin=0.2,dwell=15m,cap=24,swipe_hold=1h (default:
-
-            """ + lines.map { indent + $0 }.joined(separator: "\n")
-    }
+    /// The `--rotation` row of this command's help.
+    static let rotationHelp = ReplayArguments.rotationHelp(summary: "Rotation policy for every policy, e.g.")
 
     /// The policies `all` stands for: every policy of the engine's registry.
     public static var builtInPolicies: [String] { PolicyRegistry.names }
@@ -100,7 +81,7 @@ public struct EvaluateCommand: SubcommandProtocol {
     /// Parses the arguments (pure: nothing is read or checked on disk).
     public init(arguments: [String]) throws(UsageError) {
         let args = try ParsedArguments(arguments,
-            options: ReplayArguments.options.union(["--policies", "--reference", "--truth", "--rotation", "--bootstrap", "--threads", "--report", "--partial"]),
+            options: ReplayArguments.options.union(["--policies", "--reference", "--truth", "--bootstrap", "--threads", "--report", "--partial"]),
             flags: ReplayArguments.flags.union(["--json", "--quiet"]))
         let replay = try ReplayArguments(args, command: Self.name)
         datasets = replay.datasets
@@ -111,9 +92,6 @@ public struct EvaluateCommand: SubcommandProtocol {
         if policies.isEmpty { policies = ["all"] }
         reference = args.value("--reference")
         truth = args.value("--truth")
-        if let r = args.value("--rotation") {
-            do { options.rotation = try RotationParameters(parsing: r) } catch { throw UsageError("--rotation: \(error.message)") }
-        }
         if let v = args.value("--bootstrap") { options.bootstrapResamples = try ReplayArguments.parseCount(v, option: "--bootstrap", minimum: 0) }
         if let v = args.value("--threads") { options.threads = try ReplayArguments.parseCount(v, option: "--threads", minimum: 1) }
         reportDirectory = args.value("--report")

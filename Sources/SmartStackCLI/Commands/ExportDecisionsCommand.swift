@@ -48,7 +48,7 @@ public struct ExportDecisionsCommand: SubcommandProtocol {
           --out <file>            Write to this file instead of standard output
           --policy <policy>       Policy whose picks are exported (default: \(PolicyRegistry.defaultPolicy))
         \(ReplayArguments.replayHelp)
-        \(EvaluateCommand.rotationHelp(summary: "Rotation policy over its scores, e.g."))
+        \(ReplayArguments.rotationHelp(summary: "Rotation policy over its scores, e.g."))
           --seed <n>              Seed of the policy (default: 0)
           --time-replay           Also time a plain replay of the policy (no export)
                                   from the parsed events; report it on stderr
@@ -76,16 +76,13 @@ public struct ExportDecisionsCommand: SubcommandProtocol {
 
     /// Parses the arguments (pure: nothing is read or checked on disk).
     public init(arguments: [String]) throws(UsageError) {
-        let args = try ParsedArguments(arguments, options: ReplayArguments.options.union(["--out", "--policy", "--rotation"]),
+        let args = try ParsedArguments(arguments, options: ReplayArguments.options.union(["--out", "--policy"]),
                                        flags: ReplayArguments.flags.union(["--quiet", "--time-replay"]))
         let replay = try ReplayArguments(args, command: Self.name)
         datasets = replay.datasets
         database = replay.database
         options = replay.options
         options.offPolicyEstimates = false
-        if let r = args.value("--rotation") {
-            do { options.rotation = try RotationParameters(parsing: r) } catch { throw UsageError("--rotation: \(error.message)") }
-        }
         outputPath = args.value("--out")
         policy = args.value("--policy") ?? PolicyRegistry.defaultPolicy
         quiet = args.flag("--quiet")
