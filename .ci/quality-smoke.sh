@@ -9,13 +9,24 @@ out=.build/quality-smoke
 rm -rf "$out"
 swift build --product smartstack
 bin="$(swift build --product smartstack --show-bin-path)/smartstack"
-python3 Benchmarks/quality/run.py --smartstack "$bin" --seeds 11 --personas sequence,structureless \
+python3 Benchmarks/quality/run.py --smartstack "$bin" --seeds 11 --personas sequence,structureless,cohort \
     --variants default,change-only,no-screen-on,stack-3,one-day --users 1 --days 9 --bootstrap 50 \
     --no-bundled --counterfactual --out "$out" > /dev/null
+# Bad options stop before any work, naming what is wrong.
+for bad in "--personas sequence,bogus" "--seeds 11,x" "--variants default,bogus" "--default-rotation dwell=bogus"; do
+    if msg=$(python3 Benchmarks/quality/run.py --smartstack "$bin" $bad --out "$out/bad" 2>&1); then
+        echo "quality smoke: run.py $bad should have failed" >&2; exit 1
+    fi
+    grep -q "bogus\|'11,x'" <<<"$msg" || { echo "quality smoke: run.py $bad: unclear error: $msg" >&2; exit 1; }
+done
+test ! -e "$out/bad/quality.json"
 python3 - "$out/quality.json" <<'PY'
 import json, sys
 report = json.load(open(sys.argv[1]))
 names = {r["dataset"] for r in report["rows"]}
+# One row per dataset and warm-up: the cohort is added once.
+keys = [(r["dataset"], r["warmup_days"]) for r in report["rows"]]
+assert len(keys) == len(set(keys)), sorted(k for k in keys if keys.count(k) > 1)
 expected = {"sequence", "sequence+change-only", "sequence+no-screen-on", "sequence+stack-3", "sequence+one-day",
             "structureless", "structureless+one-day", "cohort+one-day", "studentlife"}
 assert expected <= names, sorted(expected - names)

@@ -18,6 +18,7 @@ Usage:
   python3 Benchmarks/quality/run.py [--seeds tuning|report|S,S,...] [--out DIR] [--jobs N]
                                     [--personas P,...] [--variants V,...] [--no-studentlife]
                                     [--peers --peers-python PY] [--counterfactual] [--smartstack BIN]
+                                    [--default-rotation PARAMS]   (a rotation candidate: tuning seeds only)
 """
 import argparse
 import concurrent.futures
@@ -154,9 +155,10 @@ def import_studentlife(bin_, work):
 
 # ----------------------------------------------------------------------------- evaluation
 
-def evaluate(bin_, dataset, warmup, undamped, bootstrap=BOOTSTRAP, dump_dir=None):
-    """One `smartstack evaluate --json` run: the default rotation with every policy and paired
-    intervals against the default policy, or the undamped rotation (no intervals needed)."""
+def evaluate(bin_, dataset, warmup, undamped, bootstrap=BOOTSTRAP, dump_dir=None, rotation=None):
+    """One `smartstack evaluate --json` run: the default rotation (or `rotation`, a sweep's
+    candidate) with every policy and paired intervals against the default policy, or the undamped
+    rotation (no intervals needed)."""
     policies = [DEFAULT_POLICY] + ([] if undamped else list(BASELINES))
     if dataset.simulated:
         policies.append("oracle")
@@ -168,6 +170,8 @@ def evaluate(bin_, dataset, warmup, undamped, bootstrap=BOOTSTRAP, dump_dir=None
         cmd += ["--rotation", UNDAMPED, "--bootstrap", "0"]
     else:
         cmd += ["--reference", DEFAULT_POLICY, "--bootstrap", str(bootstrap)]
+        if rotation:
+            cmd += ["--rotation", rotation]
     out = run(cmd)
     if dump_dir:
         with open(os.path.join(dump_dir, "%s.w%d.%s.json" % (dataset.name.replace(":", "-"), warmup, "undamped" if undamped else "default")), "w") as f:
@@ -242,7 +246,7 @@ def read_intents(truth_path):
     return facts
 
 
-def counterfactual(bin_, dataset, warmup, bootstrap=BOOTSTRAP):
+def counterfactual(bin_, dataset, warmup, bootstrap=BOOTSTRAP, rotation=None):
     """What each policy's own picks would have earned had it run the stacks: at every scored
     decision with a truth line, the simulated person's probability of engaging the policy's top
     widget had it been shown, `intent[pick] + lift` (`GroundTruthEntry`). Unlike hit@1 against
@@ -262,7 +266,8 @@ def counterfactual(bin_, dataset, warmup, bootstrap=BOOTSTRAP):
     scored = matched = 0
     for k, policy in enumerate(policies):
         cmd = [bin_, "export-decisions", dataset.path, "--policy", DEFAULT_POLICY if policy == "undamped" else policy,
-               "--warmup-days", str(warmup), "--quiet"] + (["--rotation", UNDAMPED] if policy == "undamped" else [])
+               "--warmup-days", str(warmup), "--quiet"] + (["--rotation", UNDAMPED] if policy == "undamped"
+                                                          else ["--rotation", rotation] if rotation else [])
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for line in proc.stdout:
             r = json.loads(line)
@@ -440,6 +445,10 @@ def main():
     ap.add_argument("--counterfactual", action="store_true",
                     help="also score each policy's own picks by the simulated people's engagement had they been shown "
                          "(intent + lift from the truth files), beside hit@1 against the logged engagement")
+    ap.add_argument("--default-rotation", default=None, metavar="PARAMS",
+                    help="rotation settings for the default policy's runs, its baselines' and the oracle's (as `smartstack "
+                         "evaluate --rotation`, e.g. new_confidence=0.5): a sweep's candidate, measured on the tuning seeds; "
+                         "the protocol's tables use the engine's defaults")
     a = ap.parse_args()
     a.smartstack_label = a.smartstack_label or a.smartstack
     a.smartstack = os.path.abspath(a.smartstack)
@@ -447,10 +456,27 @@ def main():
         raise SystemExit("smartstack binary not found at %s: run 'swift build -c release --product smartstack'" % a.smartstack)
     if a.write_flicker_reference:
         return write_flicker_reference(a)
-    seeds = TUNING_SEEDS if a.seeds == "tuning" else REPORT_SEEDS if a.seeds == "report" else tuple(int(s) for s in a.seeds.split(","))
+    if a.default_rotation is not None:
+        # Checked once on a bundled set, so a typo stops the run before any dataset is generated.
+        probe = subprocess.run([a.smartstack, "evaluate", os.path.join(REPO, "Datasets", "commuter.jsonl"), "--policies", "mfu",
+                                "--bootstrap", "0", "--json", "--quiet", "--rotation", a.default_rotation],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if probe.returncode != 0:
+            raise SystemExit("--default-rotation %r: %s" % (a.default_rotation, probe.stderr.strip().splitlines()[0]))
+    if a.seeds in ("tuning", "report"):
+        seeds = TUNING_SEEDS if a.seeds == "tuning" else REPORT_SEEDS
+    else:
+        try:
+            seeds = tuple(int(s) for s in a.seeds.split(","))
+        except ValueError:
+            raise SystemExit("--seeds %r: expected tuning, report or comma-separated integers" % a.seeds)
     if a.seeds not in ("tuning", "report") and set(seeds) & set(REPORT_SEEDS):
         raise SystemExit("report seeds are run as a set: use --seeds report")
     personas = [p for p in a.personas.split(",") if p]
+    extra_personas = {p for p, _ in EXTRA_ROWS}
+    unknown = [p for p in personas if p not in PERSONAS and p not in extra_personas]
+    if unknown:
+        raise SystemExit("unknown persona(s) %s (valid: %s)" % (", ".join(unknown), ", ".join(PERSONAS + tuple(sorted(extra_personas)))))
     variants = [v for v in a.variants.split(",") if v]
     unknown = [v for v in variants if v not in VARIANTS]
     if unknown:
@@ -463,7 +489,9 @@ def main():
         with open(a.flicker_reference) as f:
             flicker_reference = json.load(f)["flicker_rate"]
 
-    combos = [(p, v) for p in personas for v in variants] + ([] if a.no_cohort else [r for r in EXTRA_ROWS if r[1] in variants])
+    # The cohort is an extra row (its own variant only), added once whether or not it is named.
+    combos = [(p, v) for p in personas if p not in extra_personas for v in variants] \
+        + ([] if a.no_cohort else [r for r in EXTRA_ROWS if r[1] in variants])
     log("generating %d datasets x %d seeds (%s) with %d jobs ..." % (len(combos), len(seeds), ", ".join(map(str, seeds)), a.jobs))
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
         datasets = list(pool.map(lambda c: generate(a.smartstack, c[0], c[1], seeds, a.users, work, a.days), combos))
@@ -480,13 +508,15 @@ def main():
         jobs.sort(key=lambda j: -os.path.getsize(j[0].path) * (1 if j[2] else 3))
         reports = os.path.join(a.out, "reports")
         os.makedirs(reports, exist_ok=True)
-        futures = {(d.name, w, undamped): pool.submit(evaluate, a.smartstack, d, w, undamped, a.bootstrap, reports)
+        futures = {(d.name, w, undamped): pool.submit(evaluate, a.smartstack, d, w, undamped, a.bootstrap, reports,
+                                                                 a.default_rotation)
                    for d, w, undamped in jobs}
         if a.counterfactual:
             for d in datasets:
                 if d.simulated and d.truth:
                     for w in d.warmups:
-                        futures[(d.name, w, "counterfactual")] = pool.submit(counterfactual, a.smartstack, d, w, a.bootstrap)
+                        futures[(d.name, w, "counterfactual")] = pool.submit(counterfactual, a.smartstack, d, w, a.bootstrap,
+                                                                                       a.default_rotation)
         results = {k: f.result() for k, f in futures.items()}
     flicker_by_name = {("bundled:" + k): v for k, v in (flicker_reference or {}).items()}
     rows = [check(d, w, results[(d.name, w, False)], results[(d.name, w, True)], flicker_by_name)
@@ -513,6 +543,9 @@ def main():
     which = ("report" if seeds == REPORT_SEEDS else "tuning" if seeds == TUNING_SEEDS
              else "spent report seeds" if set(seeds) <= set(SPENT_SEEDS) else "custom")
     md = "# Rotation quality, %s seeds (%s)\n\n" % (which, ", ".join(map(str, seeds)))
+    if a.default_rotation:
+        md += ("**Not the protocol's table**: the default policy, its baselines and the oracle ran under "
+               "`--rotation %s` (a sweep's candidate), not the engine's defaults.\n\n" % a.default_rotation)
     md += markdown(test_rows, "## Every dataset")
     if bundled_rows:
         md += "\n" + markdown(bundled_rows, "## Bundled personas (Datasets/, seed 1: tuning data), for the flicker target")
@@ -526,6 +559,7 @@ def main():
         f.write(md)
     with open(os.path.join(a.out, "quality.json"), "w") as f:
         json.dump({"seeds": list(seeds), "seed_set": which, "smartstack": a.smartstack, "elapsed_seconds": elapsed,
+                   "default_rotation": a.default_rotation,
                    "rows": rows, "pooled_hit_at_1": {str(k): v for k, v in pooled.items()}}, f, indent=1)
     print(md, flush=True)
     log("wrote %s/quality.md and quality.json in %.0f s" % (a.out, elapsed))
