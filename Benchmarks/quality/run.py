@@ -472,6 +472,8 @@ def main():
             raise SystemExit("--seeds %r: expected tuning, report or comma-separated integers" % a.seeds)
     if a.seeds not in ("tuning", "report") and set(seeds) & set(REPORT_SEEDS):
         raise SystemExit("report seeds are run as a set: use --seeds report")
+    if a.default_rotation is not None and seeds == REPORT_SEEDS:
+        raise SystemExit("--default-rotation measures a candidate, which the protocol does on the tuning seeds only, never the report seeds")
     personas = [p for p in a.personas.split(",") if p]
     extra_personas = {p for p, _ in EXTRA_ROWS}
     unknown = [p for p in personas if p not in PERSONAS and p not in extra_personas]
