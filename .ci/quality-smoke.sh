@@ -47,3 +47,25 @@ for (name, w), r in by.items():
 assert "## Counterfactual engagement" in open(sys.argv[1][:-len("quality.json")] + "quality.md").read()
 print("quality smoke: OK (%d rows)" % len(report["rows"]))
 PY
+
+# The population-prior experiment (donor_prior.py): needs two seeds' people; with one it says so.
+if msg=$(python3 Benchmarks/quality/donor_prior.py --smartstack "$bin" --data "$out/data" --personas sequence --rounds 1 2>&1); then
+    echo "quality smoke: donor_prior.py on one seed should have failed" >&2; exit 1
+fi
+grep -q "at least two seeds" <<<"$msg" || { echo "quality smoke: donor_prior.py: unclear error: $msg" >&2; exit 1; }
+two=.build/quality-smoke-donor
+rm -rf "$two"
+python3 Benchmarks/quality/run.py --smartstack "$bin" --seeds 11,12 --personas sequence --variants default,one-day \
+    --users 1 --days 9 --bootstrap 10 --no-cohort --no-studentlife --no-bundled --out "$two" > /dev/null
+python3 Benchmarks/quality/donor_prior.py --smartstack "$bin" --data "$two/data" --personas sequence --rounds 2 > /dev/null
+python3 - "$two/donor/donor.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["sequence"]
+assert len(r["rounds"]) == 2, r
+for x in r["rounds"]:
+    # Only the target's own day is scored, and every target got a donor from the other seed.
+    assert x["decisions_with_target"] == r["alone"]["decisions_with_target"] > 0, (x, r["alone"])
+    assert all(t.split("/")[0] != d.split("/")[0] for t, d in x["donors"].items()), x["donors"]
+    assert 0 <= x["default"] <= 1 and x["oracle"] > 0
+print("donor prior smoke: OK")
+PY

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""What a population prior could give on the first day (issue 14's design question).
+
+The engine learns each person from that person's events alone, so a one-day set is scored while
+every person's model is a few hours old. A population prior (what other people's data says,
+given to a new person's engine before their first event) is the usual answer; this script
+measures an upper bound of what it could give, with the engine as it is: before each one-day
+person's day it replays the four weeks of **another person of the same persona** (a donor, from
+the other seed of the run, so never the same simulated person), shifted 35 days back (five whole
+weeks: weekdays stay weekdays) and renamed to the target person, and scores only the target's own
+day (`--warmup-days 35`). The donor's counts, signal weights, mixture weights and rotation record
+all carry over, and so do its places, which are not the target's (each seed's people live
+elsewhere).
+
+It is an upper bound in one way (the donor lives the target's persona: a real population mixes
+many kinds of people) and a lower one in another (one donor, not a population's average). The
+`structureless` persona (fixed popularities that differ per person) shows the risk: a prior that
+is wrong for this person costs more than none.
+
+Input: the `data/` folder of a `run.py` run over at least two seeds (the datasets `P.jsonl`,
+`P+one-day.jsonl` and `P+one-day.truth.jsonl` of each persona). Python 3 standard library only.
+
+    python3 Benchmarks/quality/run.py --out .build/quality        # tuning seeds 1, 2
+    python3 Benchmarks/quality/donor_prior.py --data .build/quality/data
+"""
+import argparse
+import collections
+import datetime
+import json
+import os
+import subprocess
+import sys
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SHIFT_DAYS = 35
+BASELINES = ("mfu", "mru", "frecency", "time-of-day")
+UNDAMPED = "margin=0,dwell=0s,cap=none,swipe_hold=0s"
+
+
+def read_users(path):
+    """Events per user, in file order; stops with file:line on a line that is not an event."""
+    users = collections.OrderedDict()
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                event = json.loads(line)
+                user, _ = event["user"], event["time"]
+            except (ValueError, KeyError, TypeError) as e:
+                raise SystemExit("%s:%d: not an event with `user` and `time` (%s)" % (path, n, e))
+            users.setdefault(user, []).append(event)
+    return users
+
+
+def seed_of(user):
+    if "/" not in user:
+        raise SystemExit("user %r has no seed prefix (s<seed>/...): use the data folder of a run.py run" % user)
+    return user.split("/", 1)[0]
+
+
+def build(persona, data, out_dir, round_):
+    """Writes `<persona>+donor<round>.jsonl`: every one-day person preceded by a donor's shifted
+    weeks; round `r` gives the `k`-th target the `(k + r)`-th donor of the other seeds."""
+    donors = read_users(os.path.join(data, persona + ".jsonl"))
+    targets = read_users(os.path.join(data, persona + "+one-day.jsonl"))
+    by_seed = collections.defaultdict(list)
+    for user in donors:
+        by_seed[seed_of(user)].append(user)
+    path = os.path.join(out_dir, "%s+donor%d.jsonl" % (persona, round_))
+    shift = datetime.timedelta(days=SHIFT_DAYS)
+    pairs = []
+    with open(path, "w") as out:
+        for k, (user, events) in enumerate(targets.items()):
+            others = sorted(u for s, us in by_seed.items() if s != seed_of(user) for u in us)
+            if not others:
+                raise SystemExit("%s: no donor from another seed for %s: run run.py over at least two seeds" % (persona, user))
+            donor = others[(k + round_) % len(others)]
+            pairs.append((user, donor))
+            last = None
+            for e in donors[donor]:
+                e = dict(e)
+                t = datetime.datetime.fromisoformat(e["time"]) - shift
+                e["time"], e["user"], e["id"] = t.isoformat(), user, "donor-" + str(e.get("id", ""))
+                last = t
+                out.write(json.dumps(e) + "\n")
+            first = datetime.datetime.fromisoformat(events[0]["time"])
+            if last is not None and last >= first:
+                raise SystemExit("%s: the donor's shifted weeks of %s overlap the target's day" % (persona, user))
+            for e in events:
+                out.write(json.dumps(e) + "\n")
+    return path, pairs
+
+
+def evaluate(bin_, dataset, truth, warmup, rotation=None):
+    policies = ["contextual"] + ([] if rotation else list(BASELINES)) + ["oracle"]
+    cmd = [bin_, "evaluate", dataset, "--truth", truth, "--policies", ",".join(policies), "--warmup-days", str(warmup),
+           "--bootstrap", "0", "--json", "--quiet", "--threads", "1"] + (["--rotation", rotation] if rotation else [])
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        raise SystemExit("failed (%d): %s\n%s" % (proc.returncode, " ".join(cmd), proc.stderr.strip()))
+    return {p["name"]: p["metrics"] for p in json.loads(proc.stdout)["policies"]}
+
+
+def row(bin_, dataset, truth, warmup):
+    d = evaluate(bin_, dataset, truth, warmup)
+    u = evaluate(bin_, dataset, truth, warmup, UNDAMPED)
+    hit = {k: v["hit_at_1"] for k, v in d.items()}
+    best = max(BASELINES, key=lambda k: hit[k])
+    return {"decisions_with_target": d["contextual"]["decisions_with_target"], "default": hit["contextual"],
+            "oracle": hit["oracle"], "oracle_ratio": hit["contextual"] / hit["oracle"] if hit["oracle"] else None,
+            "best_baseline": best, "best_baseline_hit_at_1": hit[best],
+            "rotation_cost": u["contextual"]["hit_at_1"] - hit["contextual"],
+            "flicker_rate": d["contextual"]["flicker_rate"]}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", required=True, help="the data/ folder of a run.py run over at least two seeds")
+    ap.add_argument("--smartstack", default=os.path.join(REPO, ".build", "release", "smartstack"))
+    ap.add_argument("--personas", default="commuter,student,shiftworker,traveler,drift,sequence,structureless")
+    ap.add_argument("--rounds", type=int, default=4, help="donor assignments per persona (each target gets a different donor in each)")
+    ap.add_argument("--out", default=None, help="where the donor datasets and donor.json go (default: <data>/../donor)")
+    a = ap.parse_args()
+    if not os.access(a.smartstack, os.X_OK):
+        raise SystemExit("smartstack binary not found at %s: run 'swift build -c release --product smartstack'" % a.smartstack)
+    out_dir = a.out or os.path.join(os.path.dirname(os.path.abspath(a.data)), "donor")
+    os.makedirs(out_dir, exist_ok=True)
+    results = {}
+    if a.rounds < 1:
+        raise SystemExit("--rounds must be at least 1")
+    lines = ["| persona, one day | decisions | default ÷ oracle: alone → after a donor's 4 weeks (mean, range over %d rounds) "
+             "| default − best baseline | rotation cost | flicker |" % a.rounds, "|---|---:|---|---|---|---|"]
+    for persona in [p for p in a.personas.split(",") if p]:
+        names = [os.path.join(a.data, persona + s) for s in (".jsonl", "+one-day.jsonl", "+one-day.truth.jsonl")]
+        missing = [n for n in names if not os.path.exists(n)]
+        if missing:
+            raise SystemExit("missing %s (run run.py with the default and one-day variants of %s)" % (", ".join(missing), persona))
+        alone = row(a.smartstack, names[1], names[2], 0)
+        rounds = []
+        for r in range(a.rounds):
+            dataset, pairs = build(persona, a.data, out_dir, r)
+            donor = row(a.smartstack, dataset, names[2], SHIFT_DAYS)
+            if donor["decisions_with_target"] != alone["decisions_with_target"]:
+                raise SystemExit("%s: the donor run scored %d decisions, the day alone %d: the warm-up did not end at the target's day"
+                                 % (persona, donor["decisions_with_target"], alone["decisions_with_target"]))
+            donor["donors"] = dict(pairs)
+            rounds.append(donor)
+            os.remove(dataset)
+        results[persona] = {"alone": alone, "rounds": rounds}
+        mean = lambda k: sum(r[k] for r in rounds) / len(rounds)
+        lo = lambda k: min(r[k] for r in rounds)
+        hi = lambda k: max(r[k] for r in rounds)
+        lead = [r["default"] - r["best_baseline_hit_at_1"] for r in rounds]
+        lines.append("| %s | %d | %.2f → %.2f [%.2f, %.2f] (hit@1 %.3f → %.3f, oracle %.3f) | %+.3f → %+.3f [%+.3f, %+.3f] "
+                     "| %+.3f → %+.3f [%+.3f, %+.3f] | %.3f → %.3f |" % (
+            persona, alone["decisions_with_target"], alone["oracle_ratio"], mean("oracle_ratio"), lo("oracle_ratio"),
+            hi("oracle_ratio"), alone["default"], mean("default"), alone["oracle"],
+            alone["default"] - alone["best_baseline_hit_at_1"], sum(lead) / len(lead), min(lead), max(lead),
+            alone["rotation_cost"], mean("rotation_cost"), lo("rotation_cost"), hi("rotation_cost"),
+            alone["flicker_rate"] or 0, sum(r["flicker_rate"] or 0 for r in rounds) / len(rounds)))
+        print(lines[-1], flush=True)
+    with open(os.path.join(out_dir, "donor.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
