@@ -32,7 +32,12 @@ import subprocess
 import sys
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-SHIFT_DAYS = 35
+
+
+def slot_days(donor_days):
+    """Days each donor's stretch occupies before the target's day: whole weeks (weekdays stay
+    weekdays) with a spare week, so 28 days of a donor are shifted 35 days back."""
+    return 7 * (-(-donor_days // 7)) + 7
 BASELINES = ("mfu", "mru", "frecency", "time-of-day")
 UNDAMPED = "margin=0,dwell=0s,cap=none,swipe_hold=0s"
 
@@ -59,37 +64,48 @@ def seed_of(user):
     return user.split("/", 1)[0]
 
 
-def build(persona, data, out_dir, round_):
-    """Writes `<persona>+donor<round>.jsonl`: every one-day person preceded by a donor's shifted
-    weeks; round `r` gives the `k`-th target the `(k + r)`-th donor of the other seeds."""
+def build(persona, data, out_dir, round_, donors_per_target=1, donor_days=28):
+    """Writes `<persona>+donor<round>.jsonl`: every one-day person preceded by the first
+    `donor_days` of `donors_per_target` donors, one after another, each shifted back by whole
+    slots (`slot_days`); round `r` gives the `k`-th target the `(k + r)`-th donor of the other
+    seeds onwards. Returns the path, the donors per target and the warm-up that ends at the
+    target's day."""
     donors = read_users(os.path.join(data, persona + ".jsonl"))
     targets = read_users(os.path.join(data, persona + "+one-day.jsonl"))
     by_seed = collections.defaultdict(list)
     for user in donors:
         by_seed[seed_of(user)].append(user)
     path = os.path.join(out_dir, "%s+donor%d.jsonl" % (persona, round_))
-    shift = datetime.timedelta(days=SHIFT_DAYS)
+    slot = slot_days(donor_days)
     pairs = []
     with open(path, "w") as out:
         for k, (user, events) in enumerate(targets.items()):
             others = sorted(u for s, us in by_seed.items() if s != seed_of(user) for u in us)
             if not others:
                 raise SystemExit("%s: no donor from another seed for %s: run run.py over at least two seeds" % (persona, user))
-            donor = others[(k + round_) % len(others)]
-            pairs.append((user, donor))
+            if donors_per_target > len(others):
+                raise SystemExit("%s: %d donors per person asked, %d people in the other seeds" % (persona, donors_per_target, len(others)))
+            chosen = [others[(k + round_ + j) % len(others)] for j in range(donors_per_target)]
+            pairs.append((user, ",".join(chosen)))
             last = None
-            for e in donors[donor]:
-                e = dict(e)
-                t = datetime.datetime.fromisoformat(e["time"]) - shift
-                e["time"], e["user"], e["id"] = t.isoformat(), user, "donor-" + str(e.get("id", ""))
-                last = t
-                out.write(json.dumps(e) + "\n")
+            for j, donor in enumerate(chosen):
+                shift = datetime.timedelta(days=slot * (donors_per_target - j))
+                start = datetime.datetime.fromisoformat(donors[donor][0]["time"])
+                end = start + datetime.timedelta(days=donor_days)
+                for e in donors[donor]:
+                    t = datetime.datetime.fromisoformat(e["time"])
+                    if t >= end:
+                        break
+                    e = dict(e)
+                    e["time"], e["user"], e["id"] = (t - shift).isoformat(), user, "donor%d-%s" % (j, e.get("id", ""))
+                    last = t - shift
+                    out.write(json.dumps(e) + "\n")
             first = datetime.datetime.fromisoformat(events[0]["time"])
             if last is not None and last >= first:
                 raise SystemExit("%s: the donor's shifted weeks of %s overlap the target's day" % (persona, user))
             for e in events:
                 out.write(json.dumps(e) + "\n")
-    return path, pairs
+    return path, pairs, slot * donors_per_target
 
 
 def evaluate(bin_, dataset, truth, warmup, rotation=None):
@@ -119,6 +135,8 @@ def main():
     ap.add_argument("--data", required=True, help="the data/ folder of a run.py run over at least two seeds")
     ap.add_argument("--smartstack", default=os.path.join(REPO, ".build", "release", "smartstack"))
     ap.add_argument("--personas", default="commuter,student,shiftworker,traveler,drift,sequence,structureless")
+    ap.add_argument("--donors", type=int, default=1, help="donors replayed one after another before each person's day")
+    ap.add_argument("--donor-days", type=int, default=28, help="the first days of each donor's data that are replayed")
     ap.add_argument("--rounds", type=int, default=4, help="donor assignments per persona (each target gets a different donor in each)")
     ap.add_argument("--out", default=None, help="where the donor datasets and donor.json go (default: <data>/../donor)")
     a = ap.parse_args()
@@ -127,10 +145,10 @@ def main():
     out_dir = a.out or os.path.join(os.path.dirname(os.path.abspath(a.data)), "donor")
     os.makedirs(out_dir, exist_ok=True)
     results = {}
-    if a.rounds < 1:
-        raise SystemExit("--rounds must be at least 1")
-    lines = ["| persona, one day | decisions | default ÷ oracle: alone → after a donor's 4 weeks (mean, range over %d rounds) "
-             "| default − best baseline | rotation cost | flicker |" % a.rounds, "|---|---:|---|---|---|---|"]
+    if a.rounds < 1 or a.donors < 1 or a.donor_days < 1:
+        raise SystemExit("--rounds, --donors and --donor-days must be at least 1")
+    lines = ["| persona, one day | decisions | default ÷ oracle: alone → after %d donor(s)' first %d days (mean, range over %d rounds) "
+             "| default − best baseline | rotation cost | flicker |" % (a.donors, a.donor_days, a.rounds), "|---|---:|---|---|---|---|"]
     for persona in [p for p in a.personas.split(",") if p]:
         names = [os.path.join(a.data, persona + s) for s in (".jsonl", "+one-day.jsonl", "+one-day.truth.jsonl")]
         missing = [n for n in names if not os.path.exists(n)]
@@ -139,8 +157,8 @@ def main():
         alone = row(a.smartstack, names[1], names[2], 0)
         rounds = []
         for r in range(a.rounds):
-            dataset, pairs = build(persona, a.data, out_dir, r)
-            donor = row(a.smartstack, dataset, names[2], SHIFT_DAYS)
+            dataset, pairs, warmup = build(persona, a.data, out_dir, r, a.donors, a.donor_days)
+            donor = row(a.smartstack, dataset, names[2], warmup)
             if donor["decisions_with_target"] != alone["decisions_with_target"]:
                 raise SystemExit("%s: the donor run scored %d decisions, the day alone %d: the warm-up did not end at the target's day"
                                  % (persona, donor["decisions_with_target"], alone["decisions_with_target"]))
