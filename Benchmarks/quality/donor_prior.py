@@ -9,13 +9,13 @@ person's day it replays the four weeks of **another person of the same persona**
 the other seed of the run, so never the same simulated person), shifted 35 days back (five whole
 weeks: weekdays stay weekdays) and renamed to the target person, and scores only the target's own
 day (`--warmup-days 35`). The donor's counts, signal weights, mixture weights and rotation record
-all carry over, and so do its places, which are not the target's (each seed's people live
-elsewhere).
+all carry over, and so do its places, which are the donor's, not the target's.
 
 It is an upper bound in one way (the donor lives the target's persona: a real population mixes
-many kinds of people) and a lower one in another (one donor, not a population's average). The
-`structureless` persona (fixed popularities that differ per person) shows the risk: a prior that
-is wrong for this person costs more than none.
+many kinds of people) and not in another (one donor, not a population's average:
+`--donors K --donor-days D` replays the first D days of K donors one after another, each in its
+own slot of whole weeks, a flatter prior). The `structureless` persona (fixed popularities that
+differ per person) shows the risk: a prior that is wrong for this person costs more than none.
 
 Input: the `data/` folder of a `run.py` run over at least two seeds (the datasets `P.jsonl`,
 `P+one-day.jsonl` and `P+one-day.truth.jsonl` of each persona). Python 3 standard library only.
