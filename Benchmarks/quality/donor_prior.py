@@ -28,18 +28,16 @@ import collections
 import datetime
 import json
 import os
-import subprocess
 import sys
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+# The harness's own definitions: its personas, baselines, undamped rotation and command runner.
+from run import BASELINES, PERSONAS, REPO, UNDAMPED, run
 
 
 def slot_days(donor_days):
     """Days each donor's stretch occupies before the target's day: whole weeks (weekdays stay
     weekdays) with a spare week, so 28 days of a donor are shifted 35 days back."""
     return 7 * (-(-donor_days // 7)) + 7
-BASELINES = ("mfu", "mru", "frecency", "time-of-day")
-UNDAMPED = "margin=0,dwell=0s,cap=none,swipe_hold=0s"
 
 
 def read_users(path):
@@ -64,14 +62,13 @@ def seed_of(user):
     return user.split("/", 1)[0]
 
 
-def build(persona, data, out_dir, round_, donors_per_target=1, donor_days=28):
-    """Writes `<persona>+donor<round>.jsonl`: every one-day person preceded by the first
-    `donor_days` of `donors_per_target` donors, one after another, each shifted back by whole
-    slots (`slot_days`); round `r` gives the `k`-th target the `(k + r)`-th donor of the other
-    seeds onwards. Returns the path, the donors per target and the warm-up that ends at the
-    target's day."""
-    donors = read_users(os.path.join(data, persona + ".jsonl"))
-    targets = read_users(os.path.join(data, persona + "+one-day.jsonl"))
+def build(persona, donors, targets, out_dir, round_, donors_per_target=1, donor_days=28):
+    """Writes `<persona>+donor<round>.jsonl`: every one-day person of `targets` preceded by the
+    first `donor_days` of `donors_per_target` people of `donors` (events per user, as
+    `read_users` gives them), one after another, each shifted back by whole slots
+    (`slot_days`); round `r` gives the `k`-th target the `(k + r)`-th donor of the other seeds
+    onwards. Returns the path, the donors per target and the warm-up that ends at the target's
+    day."""
     by_seed = collections.defaultdict(list)
     for user in donors:
         by_seed[seed_of(user)].append(user)
@@ -90,12 +87,12 @@ def build(persona, data, out_dir, round_, donors_per_target=1, donor_days=28):
             last = None
             for j, donor in enumerate(chosen):
                 shift = datetime.timedelta(days=slot * (donors_per_target - j))
-                start = datetime.datetime.fromisoformat(donors[donor][0]["time"])
+                start = min(datetime.datetime.fromisoformat(e["time"]) for e in donors[donor])
                 end = start + datetime.timedelta(days=donor_days)
                 for e in donors[donor]:
                     t = datetime.datetime.fromisoformat(e["time"])
                     if t >= end:
-                        break
+                        continue
                     e = dict(e)
                     e["time"], e["user"], e["id"] = (t - shift).isoformat(), user, "donor%d-%s" % (j, e.get("id", ""))
                     last = t - shift
@@ -112,10 +109,11 @@ def evaluate(bin_, dataset, truth, warmup, rotation=None):
     policies = ["contextual"] + ([] if rotation else list(BASELINES)) + ["oracle"]
     cmd = [bin_, "evaluate", dataset, "--truth", truth, "--policies", ",".join(policies), "--warmup-days", str(warmup),
            "--bootstrap", "0", "--json", "--quiet", "--threads", "1"] + (["--rotation", rotation] if rotation else [])
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if proc.returncode != 0:
-        raise SystemExit("failed (%d): %s\n%s" % (proc.returncode, " ".join(cmd), proc.stderr.strip()))
-    return {p["name"]: p["metrics"] for p in json.loads(proc.stdout)["policies"]}
+    try:
+        out = run(cmd)
+    except RuntimeError as e:
+        raise SystemExit(str(e))
+    return {p["name"]: p["metrics"] for p in json.loads(out)["policies"]}
 
 
 def row(bin_, dataset, truth, warmup):
@@ -134,7 +132,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", required=True, help="the data/ folder of a run.py run over at least two seeds")
     ap.add_argument("--smartstack", default=os.path.join(REPO, ".build", "release", "smartstack"))
-    ap.add_argument("--personas", default="commuter,student,shiftworker,traveler,drift,sequence,structureless")
+    ap.add_argument("--personas", default=",".join(PERSONAS))
     ap.add_argument("--donors", type=int, default=1, help="donors replayed one after another before each person's day")
     ap.add_argument("--donor-days", type=int, default=28, help="the first days of each donor's data that are replayed")
     ap.add_argument("--rounds", type=int, default=4, help="donor assignments per persona (each target gets a different donor in each)")
@@ -142,11 +140,11 @@ def main():
     a = ap.parse_args()
     if not os.access(a.smartstack, os.X_OK):
         raise SystemExit("smartstack binary not found at %s: run 'swift build -c release --product smartstack'" % a.smartstack)
+    if a.rounds < 1 or a.donors < 1 or a.donor_days < 1:
+        raise SystemExit("--rounds, --donors and --donor-days must be at least 1")
     out_dir = a.out or os.path.join(os.path.dirname(os.path.abspath(a.data)), "donor")
     os.makedirs(out_dir, exist_ok=True)
     results = {}
-    if a.rounds < 1 or a.donors < 1 or a.donor_days < 1:
-        raise SystemExit("--rounds, --donors and --donor-days must be at least 1")
     lines = ["| persona, one day | decisions | default ÷ oracle: alone → after %d donor(s)' first %d days (mean, range over %d rounds) "
              "| default − best baseline | rotation cost | flicker |" % (a.donors, a.donor_days, a.rounds), "|---|---:|---|---|---|---|"]
     for persona in [p for p in a.personas.split(",") if p]:
@@ -155,9 +153,10 @@ def main():
         if missing:
             raise SystemExit("missing %s (run run.py with the default and one-day variants of %s)" % (", ".join(missing), persona))
         alone = row(a.smartstack, names[1], names[2], 0)
+        donors, targets = read_users(names[0]), read_users(names[1])
         rounds = []
         for r in range(a.rounds):
-            dataset, pairs, warmup = build(persona, a.data, out_dir, r, a.donors, a.donor_days)
+            dataset, pairs, warmup = build(persona, donors, targets, out_dir, r, a.donors, a.donor_days)
             donor = row(a.smartstack, dataset, names[2], warmup)
             if donor["decisions_with_target"] != alone["decisions_with_target"]:
                 raise SystemExit("%s: the donor run scored %d decisions, the day alone %d: the warm-up did not end at the target's day"
