@@ -13,11 +13,11 @@ python3 Benchmarks/quality/run.py --smartstack "$bin" --seeds 11 --personas sequ
     --variants default,change-only,no-screen-on,stack-3,one-day --users 1 --days 9 --bootstrap 50 \
     --no-bundled --counterfactual --out "$out" > /dev/null
 # Bad options stop before any work, naming what is wrong.
-for bad in "--personas sequence,bogus" "--seeds 11,x" "--variants default,bogus" "--default-rotation dwell=bogus" "--seeds report --default-rotation dwell=5m"; do
+for bad in "--personas sequence,bogus" "--seeds 11,x" "--variants default,bogus" "--default-rotation dwell=bogus" "--seeds report --default-rotation dwell=5m" "--bootstrap 0"; do
     if msg=$(python3 Benchmarks/quality/run.py --smartstack "$bin" $bad --out "$out/bad" 2>&1); then
         echo "quality smoke: run.py $bad should have failed" >&2; exit 1
     fi
-    grep -q "bogus\|'11,x'\|tuning seeds only" <<<"$msg" || { echo "quality smoke: run.py $bad: unclear error: $msg" >&2; exit 1; }
+    grep -q "bogus\|'11,x'\|tuning seeds only\|at least 1 resample" <<<"$msg" || { echo "quality smoke: run.py $bad: unclear error: $msg" >&2; exit 1; }
 done
 test ! -e "$out/bad/quality.json"
 python3 - "$out/quality.json" <<'PY'

@@ -62,7 +62,22 @@ def seed_of(user):
     return user.split("/", 1)[0]
 
 
-def build(persona, donors, targets, out_dir, round_, donors_per_target=1, donor_days=28):
+def scrambled(event, tag):
+    """The event with every identity a person's counts are kept under renamed (widgets, apps,
+    places, context values; locations moved 20 degrees of latitude away), so only what holds
+    whatever the names are carries over: signal and mixture weights, the rotation record."""
+    e = dict(event)
+    for key in ("widget", "app", "place", "from", "to", "value"):
+        if isinstance(e.get(key), str):
+            e[key] = "%s:%s" % (tag, e[key])
+    if isinstance(e.get("widgets"), list):
+        e["widgets"] = [dict(w, **{k: "%s:%s" % (tag, w[k]) for k in ("id", "app") if k in w}) for w in e["widgets"]]
+    if isinstance(e.get("lat"), (int, float)):
+        e["lat"] = e["lat"] - 20 if e["lat"] > 0 else e["lat"] + 20
+    return e
+
+
+def build(persona, donors, targets, out_dir, round_, donors_per_target=1, donor_days=28, scramble=False):
     """Writes `<persona>+donor<round>.jsonl`: every one-day person of `targets` preceded by the
     first `donor_days` of `donors_per_target` people of `donors` (events per user, as
     `read_users` gives them), one after another, each shifted back by whole slots
@@ -93,7 +108,7 @@ def build(persona, donors, targets, out_dir, round_, donors_per_target=1, donor_
                     t = datetime.datetime.fromisoformat(e["time"])
                     if t >= end:
                         continue
-                    e = dict(e)
+                    e = scrambled(e, "donor%d" % j) if scramble else dict(e)
                     e["time"], e["user"], e["id"] = (t - shift).isoformat(), user, "donor%d-%s" % (j, e.get("id", ""))
                     last = t - shift
                     out.write(json.dumps(e) + "\n")
@@ -135,6 +150,8 @@ def main():
     ap.add_argument("--personas", default=",".join(PERSONAS))
     ap.add_argument("--donors", type=int, default=1, help="donors replayed one after another before each person's day")
     ap.add_argument("--donor-days", type=int, default=28, help="the first days of each donor's data that are replayed")
+    ap.add_argument("--scramble", action="store_true",
+                    help="rename the donors' widgets, apps, places and context values, so only name-free state carries over")
     ap.add_argument("--rounds", type=int, default=4, help="donor assignments per persona (each target gets a different donor in each)")
     ap.add_argument("--out", default=None, help="where the donor datasets and donor.json go (default: <data>/../donor)")
     a = ap.parse_args()
@@ -156,7 +173,7 @@ def main():
         donors, targets = read_users(names[0]), read_users(names[1])
         rounds = []
         for r in range(a.rounds):
-            dataset, pairs, warmup = build(persona, donors, targets, out_dir, r, a.donors, a.donor_days)
+            dataset, pairs, warmup = build(persona, donors, targets, out_dir, r, a.donors, a.donor_days, a.scramble)
             donor = row(a.smartstack, dataset, names[2], warmup)
             if donor["decisions_with_target"] != alone["decisions_with_target"]:
                 raise SystemExit("%s: the donor run scored %d decisions, the day alone %d: the warm-up did not end at the target's day"

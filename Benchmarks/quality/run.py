@@ -454,6 +454,9 @@ def main():
     a.smartstack = os.path.abspath(a.smartstack)
     if not os.access(a.smartstack, os.X_OK):
         raise SystemExit("smartstack binary not found at %s: run 'swift build -c release --product smartstack'" % a.smartstack)
+    if a.bootstrap < 1:
+        raise SystemExit("--bootstrap %d: at least 1 resample is needed (the targets read paired intervals; the protocol uses %d)"
+                         % (a.bootstrap, BOOTSTRAP))
     if a.write_flicker_reference:
         return write_flicker_reference(a)
     if a.default_rotation is not None:
