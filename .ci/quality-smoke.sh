@@ -55,7 +55,7 @@ fi
 grep -q "at least two seeds" <<<"$msg" || { echo "quality smoke: donor_prior.py: unclear error: $msg" >&2; exit 1; }
 two=.build/quality-smoke-donor
 rm -rf "$two"
-python3 Benchmarks/quality/run.py --smartstack "$bin" --seeds 11,12 --personas sequence --variants default,one-day \
+python3 Benchmarks/quality/run.py --smartstack "$bin" --seeds 11,12 --personas sequence,structureless --variants default,one-day \
     --users 1 --days 9 --bootstrap 10 --no-cohort --no-studentlife --no-bundled --out "$two" > /dev/null
 python3 Benchmarks/quality/donor_prior.py --smartstack "$bin" --data "$two/data" --personas sequence --rounds 2 > /dev/null
 python3 - "$two/donor/donor.json" <<'PY'
@@ -68,4 +68,22 @@ for x in r["rounds"]:
     assert all(t.split("/")[0] != d.split("/")[0] for t, ds in x["donors"].items() for d in ds.split(",")), x["donors"]
     assert 0 <= x["default"] <= 1 and x["oracle"] > 0
 print("donor prior smoke: OK")
+PY
+# A mixed population with renamed identities: donors of every persona, the target's day alone scored.
+python3 Benchmarks/quality/donor_prior.py --smartstack "$bin" --data "$two/data" --personas sequence --rounds 1 \
+    --mixed --scramble --donors 2 --donor-days 2 --out "$two/mixed" > /dev/null
+python3 - "$two/mixed/donor.json" <<'PY'
+import json, sys
+sys.path.insert(0, "Benchmarks/quality")
+from donor_prior import scrambled
+r = json.load(open(sys.argv[1]))["sequence"]
+x = r["rounds"][0]
+assert x["decisions_with_target"] == r["alone"]["decisions_with_target"] > 0, (x, r["alone"])
+donors = [d for ds in x["donors"].values() for d in ds.split(",")]
+assert any("/structureless-" in d for d in donors) and any("/sequence-" in d for d in donors), donors
+e = scrambled({"type": "stack_config", "stack": "s", "widgets": [{"id": "w", "app": "a"}]}, "donor0")
+assert e["widgets"] == [{"id": "donor0:w", "app": "donor0:a"}] and e["stack"] == "s", e
+e = scrambled({"type": "location", "lat": 42.0, "lon": -71.0, "app": "a", "place": "home"}, "donor1")
+assert (e["lat"], e["lon"], e["app"], e["place"]) == (22.0, -71.0, "donor1:a", "donor1:home"), e
+print("donor prior smoke (mixed, scrambled): OK")
 PY

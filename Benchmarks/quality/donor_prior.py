@@ -17,6 +17,10 @@ many kinds of people) and not in another (one donor, not a population's average:
 own slot of whole weeks, a flatter prior). The `structureless` persona (fixed popularities that
 differ per person) shows the risk: a prior that is wrong for this person costs more than none.
 
+`--scramble` renames the donors' widgets, apps, places and context values (and moves their
+locations), so only name-free state carries over (signal weights, the mixture, the rotation
+record); `--mixed` draws the donors from every persona's people, not the target's persona only.
+
 Input: the `data/` folder of a `run.py` run over at least two seeds (the datasets `P.jsonl`,
 `P+one-day.jsonl` and `P+one-day.truth.jsonl` of each persona). Python 3 standard library only.
 
@@ -62,6 +66,11 @@ def seed_of(user):
     return user.split("/", 1)[0]
 
 
+def stacks_of(events):
+    """The stacks a person configures, in order of their first configuration."""
+    return list(dict.fromkeys(e["stack"] for e in events if e.get("type") == "stack_config"))
+
+
 def scrambled(event, tag):
     """The event with every identity a person's counts are kept under renamed (widgets, apps,
     places, context values; locations moved 20 degrees of latitude away), so only what holds
@@ -77,7 +86,7 @@ def scrambled(event, tag):
     return e
 
 
-def build(persona, donors, targets, out_dir, round_, donors_per_target=1, donor_days=28, scramble=False):
+def build(persona, donors, targets, out_dir, round_, donors_per_target=1, donor_days=28, scramble=False, mixed=False):
     """Writes `<persona>+donor<round>.jsonl`: every one-day person of `targets` preceded by the
     first `donor_days` of `donors_per_target` people of `donors` (events per user, as
     `read_users` gives them), one after another, each shifted back by whole slots
@@ -92,7 +101,8 @@ def build(persona, donors, targets, out_dir, round_, donors_per_target=1, donor_
     pairs = []
     with open(path, "w") as out:
         for k, (user, events) in enumerate(targets.items()):
-            others = sorted(u for s, us in by_seed.items() if s != seed_of(user) for u in us)
+            others = [u for u in donors if seed_of(u) != seed_of(user)]
+            others = others if mixed else sorted(others)
             if not others:
                 raise SystemExit("%s: no donor from another seed for %s: run run.py over at least two seeds" % (persona, user))
             if donors_per_target > len(others):
@@ -100,7 +110,21 @@ def build(persona, donors, targets, out_dir, round_, donors_per_target=1, donor_
             chosen = [others[(k + round_ + j) % len(others)] for j in range(donors_per_target)]
             pairs.append((user, ",".join(chosen)))
             last = None
+            first = datetime.datetime.fromisoformat(events[0]["time"])
+            written = []
+            if mixed:
+                # Donors of other time zones may start later in the day than the target: a
+                # screen-on with no stack yet marks where the warm-up's days are counted from.
+                marker = first - datetime.timedelta(days=slot * donors_per_target)
+                written.append((marker, {"time": marker.isoformat(), "type": "screen_on", "user": user, "id": "donor-start"}))
+            target_stacks = stacks_of(events)
             for j, donor in enumerate(chosen):
+                # A donor's stacks take the target's names, in order of configuration, so none of
+                # them lingers into the target's day beside the target's own.
+                donor_stacks = stacks_of(donors[donor])
+                if len(donor_stacks) != len(target_stacks):
+                    raise SystemExit("%s: donor %s has %d stacks, %s has %d" % (persona, donor, len(donor_stacks), user, len(target_stacks)))
+                names = dict(zip(donor_stacks, target_stacks))
                 shift = datetime.timedelta(days=slot * (donors_per_target - j))
                 start = min(datetime.datetime.fromisoformat(e["time"]) for e in donors[donor])
                 end = start + datetime.timedelta(days=donor_days)
@@ -109,10 +133,15 @@ def build(persona, donors, targets, out_dir, round_, donors_per_target=1, donor_
                     if t >= end:
                         continue
                     e = scrambled(e, "donor%d" % j) if scramble else dict(e)
+                    if "stack" in e:
+                        e["stack"] = names[e["stack"]]
                     e["time"], e["user"], e["id"] = (t - shift).isoformat(), user, "donor%d-%s" % (j, e.get("id", ""))
                     last = t - shift
-                    out.write(json.dumps(e) + "\n")
-            first = datetime.datetime.fromisoformat(events[0]["time"])
+                    written.append((last, e))
+            if mixed:
+                written.sort(key=lambda pair: pair[0])
+            for _, e in written:
+                out.write(json.dumps(e) + "\n")
             if last is not None and last >= first:
                 raise SystemExit("%s: the donor's shifted weeks of %s overlap the target's day" % (persona, user))
             for e in events:
@@ -152,6 +181,8 @@ def main():
     ap.add_argument("--donor-days", type=int, default=28, help="the first days of each donor's data that are replayed")
     ap.add_argument("--scramble", action="store_true",
                     help="rename the donors' widgets, apps, places and context values, so only name-free state carries over")
+    ap.add_argument("--mixed", action="store_true",
+                    help="draw the donors from every persona's people (a mixed population), not the target's persona only")
     ap.add_argument("--rounds", type=int, default=4, help="donor assignments per persona (each target gets a different donor in each)")
     ap.add_argument("--out", default=None, help="where the donor datasets and donor.json go (default: <data>/../donor)")
     a = ap.parse_args()
@@ -161,6 +192,15 @@ def main():
         raise SystemExit("--rounds, --donors and --donor-days must be at least 1")
     out_dir = a.out or os.path.join(os.path.dirname(os.path.abspath(a.data)), "donor")
     os.makedirs(out_dir, exist_ok=True)
+    population = collections.OrderedDict()
+    if a.mixed:
+        # Every persona's people, interleaved, so that consecutive donors are of different personas.
+        per = [read_users(os.path.join(a.data, p + ".jsonl")) for p in PERSONAS if os.path.exists(os.path.join(a.data, p + ".jsonl"))]
+        for k in range(max(len(u) for u in per)):
+            for users in per:
+                if k < len(users):
+                    user = list(users)[k]
+                    population[user] = users[user]
     results = {}
     lines = ["| persona, one day | decisions | default ÷ oracle: alone → after %d donor(s)' first %d days (mean, range over %d rounds) "
              "| default − best baseline | rotation cost | flicker |" % (a.donors, a.donor_days, a.rounds), "|---|---:|---|---|---|---|"]
@@ -170,10 +210,10 @@ def main():
         if missing:
             raise SystemExit("missing %s (run run.py with the default and one-day variants of %s)" % (", ".join(missing), persona))
         alone = row(a.smartstack, names[1], names[2], 0)
-        donors, targets = read_users(names[0]), read_users(names[1])
+        donors, targets = (population if a.mixed else read_users(names[0])), read_users(names[1])
         rounds = []
         for r in range(a.rounds):
-            dataset, pairs, warmup = build(persona, donors, targets, out_dir, r, a.donors, a.donor_days, a.scramble)
+            dataset, pairs, warmup = build(persona, donors, targets, out_dir, r, a.donors, a.donor_days, a.scramble, a.mixed)
             donor = row(a.smartstack, dataset, names[2], warmup)
             if donor["decisions_with_target"] != alone["decisions_with_target"]:
                 raise SystemExit("%s: the donor run scored %d decisions, the day alone %d: the warm-up did not end at the target's day"
