@@ -48,6 +48,29 @@ assert "## Counterfactual engagement" in open(sys.argv[1][:-len("quality.json")]
 print("quality smoke: OK (%d rows)" % len(report["rows"]))
 PY
 
+# The learning curve (learning_curve.py): stretches covering the 9 days score what warm-up 0 scores.
+python3 Benchmarks/quality/learning_curve.py --smartstack "$bin" --data "$out/data" --personas sequence,structureless \
+    --days 1,2-3,4-9 --out "$out/curve.json" > /dev/null
+python3 - "$out/curve.json" "$out/quality.json" <<'PY'
+import json, sys
+curve, report = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+for persona in ("sequence", "structureless"):
+    cells = curve[persona]
+    assert list(cells) == ["day 1", "days 2–3", "days 4–9"], list(cells)
+    assert all(0 < c["oracle_ratio"] <= 1.5 and c["decisions_with_target"] > 0 for c in cells.values()), cells
+    whole = next(r for r in report["rows"] if r["dataset"] == persona and r["warmup_days"] == 0)["decisions_with_target"]
+    # A stretch's cut can only lose targets engaged after its last midnight.
+    parts = sum(c["decisions_with_target"] for c in cells.values())
+    assert 0.95 * whole <= parts <= whole, (persona, parts, whole)
+print("learning curve smoke: OK")
+PY
+for bad in "--days 0" "--days 3-2" "--days 1-20" "--variant one-day" "--personas bogus"; do
+    if msg=$(python3 Benchmarks/quality/learning_curve.py --smartstack "$bin" --data "$out/data" --personas sequence $bad 2>&1); then
+        echo "quality smoke: learning_curve.py $bad should have failed" >&2; exit 1
+    fi
+    grep -q "days count from 1\|goes past day\|expected one of\|bogus" <<<"$msg" || { echo "quality smoke: learning_curve.py $bad: unclear error: $msg" >&2; exit 1; }
+done
+
 # The population-prior experiment (donor_prior.py): needs two seeds' people; with one it says so.
 if msg=$(python3 Benchmarks/quality/donor_prior.py --smartstack "$bin" --data "$out/data" --personas sequence --rounds 1 2>&1); then
     echo "quality smoke: donor_prior.py on one seed should have failed" >&2; exit 1
