@@ -64,6 +64,22 @@ for persona in ("sequence", "structureless"):
     assert 0.95 * whole <= parts <= whole, (persona, parts, whole)
 print("learning curve smoke: OK")
 PY
+# What of the history is replayed changes what is learnt, never what is scored; day 1 has none.
+for h in launches launches-configured-late none; do
+    python3 Benchmarks/quality/learning_curve.py --smartstack "$bin" --data "$out/data" --personas sequence \
+        --days 1,4-9 --history "$h" --out "$out/curve-$h.json" > /dev/null
+done
+python3 - "$out" <<'PY'
+import json, sys
+full = json.load(open(sys.argv[1] + "/curve.json"))["sequence"]
+for h in ("launches", "launches-configured-late", "none"):
+    c = json.load(open("%s/curve-%s.json" % (sys.argv[1], h)))["sequence"]
+    assert c["day 1"]["hit_at_1"] == full["day 1"]["hit_at_1"], (h, c["day 1"], full["day 1"])
+    assert c["days 4–9"]["decisions_with_target"] == full["days 4–9"]["decisions_with_target"], h
+    if h == "none":
+        assert c["days 4–9"]["hit_at_1"] != full["days 4–9"]["hit_at_1"], "the history made no difference"
+print("learning curve histories smoke: OK")
+PY
 for bad in "--days 0" "--days 3-2" "--days 1-20" "--variant one-day" "--personas bogus"; do
     if msg=$(python3 Benchmarks/quality/learning_curve.py --smartstack "$bin" --data "$out/data" --personas sequence $bad 2>&1); then
         echo "quality smoke: learning_curve.py $bad should have failed" >&2; exit 1

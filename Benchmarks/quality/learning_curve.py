@@ -35,27 +35,50 @@ def read_by_user(path):
             try:
                 record = json.loads(line)
                 t = datetime.datetime.fromisoformat(record["time"])
-                users.setdefault(record["user"], []).append((t, line))
+                users.setdefault(record["user"], []).append((t, line, record.get("type")))
             except (ValueError, KeyError, TypeError) as e:
                 raise SystemExit("%s:%d: not a record with `user` and `time` (%s)" % (path, n, e))
     return users
 
 
-def cell(bin_, events, truth, first, last, work):
-    """Every policy's hit@1 on days `first`...`last` (from 1) of each person, after the days before."""
+# What of the days before a stretch each `--history` keeps: everything, the stack configurations
+# and app launches only (what a host can backfill from the system's usage history), the same with
+# the stacks configured only as the stretch begins (`launches-configured-late`: until then each
+# stack holds one placeholder widget without an app), or the stack configurations only (the
+# stretch scored as the person's first days).
+HISTORY = {"full": None, "launches": ("stack_config", "app_launch"), "launches-configured-late": ("stack_config", "app_launch"),
+           "none": ("stack_config",)}
+
+
+def cell(bin_, events, truth, first, last, work, history="full"):
+    """Every policy's hit@1 on days `first`...`last` (from 1) of each person, after the days
+    before as `history` keeps them."""
     k = first - 1
-    starts = {u: min(t for t, _ in v) for u, v in events.items()}
+    keep = HISTORY[history]
+    starts = {u: min(t for t, _, _ in v) for u, v in events.items()}
     day = datetime.timedelta(days=1)
     data, ground = os.path.join(work, "cut.jsonl"), os.path.join(work, "cut.truth.jsonl")
     with open(data, "w") as out:
         for u, v in events.items():
-            out.writelines(line for t, line in v if t < starts[u] + last * day)
+            late = []
+            for t, line, kind in v:
+                if t >= starts[u] + last * day or (keep is not None and t < starts[u] + k * day and kind not in keep):
+                    continue
+                if history == "launches-configured-late" and t < starts[u] + k * day and kind == "stack_config":
+                    config = json.loads(line)
+                    late.append(json.dumps(dict(config, time=(starts[u] + k * day).isoformat())) + "\n")
+                    line = json.dumps(dict(config, widgets=[{"id": "placeholder-before-configuration"}])) + "\n"
+                if late and t >= starts[u] + k * day:
+                    out.writelines(late)
+                    late = []
+                out.write(line)
+            out.writelines(late)
     kept = 0
     with open(ground, "w") as out:
         for u, v in truth.items():
             if u not in starts:
                 continue
-            lines = [line for t, line in v if starts[u] + k * day <= t < starts[u] + last * day]
+            lines = [line for t, line, _ in v if starts[u] + k * day <= t < starts[u] + last * day]
             kept += len(lines)
             out.writelines(lines)
     if not kept:
@@ -82,7 +105,10 @@ def main():
     ap.add_argument("--days", default="1,2,3-4,5-7,8-14,15-28",
                     help="comma-separated stretches of days scored, from day 1 (`3` or `3-4`)")
     ap.add_argument("--variant", default="default", help="which of each persona's sets (%s; not one-day)" % ", ".join(VARIANTS))
-    ap.add_argument("--out", default=None, help="where the results go (default: <data>/../curve[+variant].json)")
+    ap.add_argument("--history", default="full", choices=sorted(HISTORY),
+                    help="what of the days before each stretch is replayed: all of it, the app launches only (a host's "
+                         "backfill of the system's usage history), or nothing (each stretch scored as the first days)")
+    ap.add_argument("--out", default=None, help="where the results go (default: <data>/../curve[+variant][-history].json)")
     a = ap.parse_args()
     if not os.access(a.smartstack, os.X_OK):
         raise SystemExit("smartstack binary not found at %s: run 'swift build -c release --product smartstack'" % a.smartstack)
@@ -103,10 +129,11 @@ def main():
     unknown = [p for p in personas if p not in PERSONAS]
     if unknown:
         raise SystemExit("unknown persona(s) %s (valid: %s)" % (", ".join(unknown), ", ".join(PERSONAS)))
-    out_path = a.out or os.path.join(os.path.dirname(os.path.abspath(a.data)), "curve%s.json" % suffix)
+    out_path = a.out or os.path.join(os.path.dirname(os.path.abspath(a.data)), "curve%s%s.json" % (suffix, "" if a.history == "full" else "-" + a.history))
     results = {}
     label = lambda f, l: "day %d" % f if f == l else "days %d–%d" % (f, l)
-    lines = ["| persona%s | " % suffix + " | ".join(label(f, l) for f, l in stretches) + " |", "|---|" + "---:|" * len(stretches)]
+    history = "" if a.history == "full" else ", history: " + a.history
+    lines = ["| persona%s%s | " % (suffix, history) + " | ".join(label(f, l) for f, l in stretches) + " |", "|---|" + "---:|" * len(stretches)]
     with tempfile.TemporaryDirectory() as work:
         for persona in personas:
             names = [os.path.join(a.data, persona + suffix + s) for s in (".jsonl", ".truth.jsonl")]
@@ -115,13 +142,13 @@ def main():
                 raise SystemExit("missing %s (run run.py with the %s variant of %s)" % (", ".join(missing), a.variant, persona))
             events, truth = read_by_user(names[0]), read_by_user(names[1])
             # Days of data per person: a stretch past anyone's last day would be scored short.
-            days = min((max(t for t, _ in v) - min(t for t, _ in v)).days + 1 for v in events.values())
+            days = min((max(x[0] for x in v) - min(x[0] for x in v)).days + 1 for v in events.values())
             if max(l for _, l in stretches) > days:
                 raise SystemExit("%s: --days %r goes past day %d, the last day every person of %s has"
                                  % (persona, a.days, days, os.path.basename(names[0])))
             row = {}
             for f, l in stretches:
-                c = cell(a.smartstack, events, truth, f, l, work)
+                c = cell(a.smartstack, events, truth, f, l, work, a.history)
                 if c is None:
                     raise SystemExit("%s: no ground truth on %s: its people have fewer days" % (persona, label(f, l)))
                 row[label(f, l)] = c

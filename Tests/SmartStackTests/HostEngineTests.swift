@@ -262,6 +262,39 @@ import Testing
         try engine.close()
     }
 
+    /// The README's recipe for a new person with a usage history: configure the stacks as of the
+    /// history's start, then record its app launches. Each app is launched once a day at its own
+    /// hour, so the totals tie and only the time of day tells them apart.
+    @Test func backfilledLaunchesTeachTheTimeOfDayWhenTheStacksAreConfiguredFirst() throws {
+        let dir = try HostTemporaryDirectory()
+        let engine = try Engine(path: dir.database)
+        let widgets = [WidgetConfig(id: "weather", app: "com.weather"), WidgetConfig(id: "music", app: "com.music"),
+                       WidgetConfig(id: "calendar", app: "com.cal")]
+        let history = (0..<7).flatMap { day in
+            [(230, "com.cal"), (510, "com.music"), (850, "com.weather")].map { minutes, app in (day, minutes, app) }
+        }
+        func launches(_ user: String) -> [Event] {
+            history.map { Event(time: HostRoutine.time(day: $0.0, minutes: $0.1), user: user, payload: .appLaunch(app: $0.2)) }
+        }
+        // Minutes from the routine's base, 04:00 local (UTC-4): 07:50, 12:30 and 18:10 each day.
+        let start = HostRoutine.time(day: 0, minutes: -240)
+        try engine.configure(stack: "home", widgets: widgets, user: "first", at: start)
+        try engine.record(launches("first"))
+        try engine.record(launches("late"))
+        try engine.configure(stack: "home", widgets: widgets, user: "late", at: HostRoutine.time(day: 7, minutes: -240))
+        // Day 7 at 07:45, 12:25 and 18:05.
+        let probes = [(225, "calendar"), (505, "music"), (845, "weather")]
+        for (minutes, expected) in probes {
+            let at = HostRoutine.time(day: 7, minutes: minutes)
+            #expect(try engine.ranking(stack: "home", user: "first", at: at).widgets.first?.widget == expected, "at \(minutes) min")
+        }
+        // Configured after the launches, a widget takes only its app's usage totals (cold start):
+        // the same top at every hour.
+        let lateTops = try probes.map { try engine.ranking(stack: "home", user: "late", at: HostRoutine.time(day: 7, minutes: $0.0)).widgets.first?.widget }
+        #expect(Set(lateTops).count == 1, "\(lateTops)")
+        try engine.close()
+    }
+
     @Test func decisionsRotateAndAreSavedWithTheState() throws {
         let dir = try HostTemporaryDirectory()
         let engine = try Engine(path: dir.database)
