@@ -93,9 +93,6 @@ def build(persona, donors, targets, out_dir, round_, donors_per_target=1, donor_
     (`slot_days`); round `r` gives the `k`-th target the `(k + r)`-th donor of the other seeds
     onwards. Returns the path, the donors per target and the warm-up that ends at the target's
     day."""
-    by_seed = collections.defaultdict(list)
-    for user in donors:
-        by_seed[seed_of(user)].append(user)
     path = os.path.join(out_dir, "%s+donor%d.jsonl" % (persona, round_))
     slot = slot_days(donor_days)
     pairs = []
@@ -195,12 +192,14 @@ def main():
     population = collections.OrderedDict()
     if a.mixed:
         # Every persona's people, interleaved, so that consecutive donors are of different personas.
-        per = [read_users(os.path.join(a.data, p + ".jsonl")) for p in PERSONAS if os.path.exists(os.path.join(a.data, p + ".jsonl"))]
-        for k in range(max(len(u) for u in per)):
+        per = [list(read_users(os.path.join(a.data, p + ".jsonl")).items())
+               for p in PERSONAS if os.path.exists(os.path.join(a.data, p + ".jsonl"))]
+        if not per:
+            raise SystemExit("--mixed: no persona's 28-day set (P.jsonl) in %s" % a.data)
+        for k in range(max(len(users) for users in per)):
             for users in per:
                 if k < len(users):
-                    user = list(users)[k]
-                    population[user] = users[user]
+                    population[users[k][0]] = users[k][1]
     results = {}
     lines = ["| persona, one day | decisions | default ÷ oracle: alone → after %d donor(s)' first %d days (mean, range over %d rounds) "
              "| default − best baseline | rotation cost | flicker |" % (a.donors, a.donor_days, a.rounds), "|---|---:|---|---|---|---|"]

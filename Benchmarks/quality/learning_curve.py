@@ -6,7 +6,10 @@ For each persona and each stretch of `--days` (day numbers from 1, e.g. `1,2-3,4
 of the persona's 28-day set is cut to the stretch's last day, `--warmup-days` ends where the
 stretch begins, and the default, the four counting baselines and the oracle are evaluated on it.
 A cell is the ratio of the default's hit@1 to the oracle's over the stretch, pooled over the set's
-people; `*` marks a cell where a baseline's hit@1 is higher.
+people; `*` marks a cell where a baseline's hit@1 is higher. `--variant` reads another of the
+persona's sets (`no-screen-on`, `stack-12`, ...); `--history` replays only part of the days before
+each stretch (`HISTORY` below: what a host can backfill from the system's app-usage history) or
+none of them, to measure what that history is worth.
 
 Input: the `data/` folder of a `run.py` run (the datasets `P.jsonl` and `P.truth.jsonl` of each
 persona). Python 3 standard library only.
@@ -104,10 +107,11 @@ def main():
     ap.add_argument("--personas", default=",".join(PERSONAS))
     ap.add_argument("--days", default="1,2,3-4,5-7,8-14,15-28",
                     help="comma-separated stretches of days scored, from day 1 (`3` or `3-4`)")
-    ap.add_argument("--variant", default="default", help="which of each persona's sets (%s; not one-day)" % ", ".join(VARIANTS))
+    ap.add_argument("--variant", default="default", help="which of each persona's 28-day sets (%s)" % ", ".join(v for v in VARIANTS if v != "one-day"))
     ap.add_argument("--history", default="full", choices=sorted(HISTORY),
                     help="what of the days before each stretch is replayed: all of it, the app launches only (a host's "
-                         "backfill of the system's usage history), or nothing (each stretch scored as the first days)")
+                         "backfill of the system's usage history), the same with the stacks configured only as the "
+                         "stretch begins, or nothing (each stretch scored as the first days)")
     ap.add_argument("--out", default=None, help="where the results go (default: <data>/../curve[+variant][-history].json)")
     a = ap.parse_args()
     if not os.access(a.smartstack, os.X_OK):
