@@ -270,15 +270,14 @@ import Testing
         let engine = try Engine(path: dir.database)
         let widgets = [WidgetConfig(id: "weather", app: "com.weather"), WidgetConfig(id: "music", app: "com.music"),
                        WidgetConfig(id: "calendar", app: "com.cal")]
+        // Minutes from the routine's base, 04:00 local (UTC-4): 07:50, 12:30 and 18:10 each day.
         let history = (0..<7).flatMap { day in
             [(230, "com.cal"), (510, "com.music"), (850, "com.weather")].map { minutes, app in (day, minutes, app) }
         }
         func launches(_ user: String) -> [Event] {
             history.map { Event(time: HostRoutine.time(day: $0.0, minutes: $0.1), user: user, payload: .appLaunch(app: $0.2)) }
         }
-        // Minutes from the routine's base, 04:00 local (UTC-4): 07:50, 12:30 and 18:10 each day.
-        let start = HostRoutine.time(day: 0, minutes: -240)
-        try engine.configure(stack: "home", widgets: widgets, user: "first", at: start)
+        try engine.configure(stack: "home", widgets: widgets, user: "first", at: HostRoutine.time(day: 0, minutes: -240))
         try engine.record(launches("first"))
         try engine.record(launches("late"))
         try engine.configure(stack: "home", widgets: widgets, user: "late", at: HostRoutine.time(day: 7, minutes: -240))
@@ -290,7 +289,9 @@ import Testing
         }
         // Configured after the launches, a widget takes only its app's usage totals (cold start):
         // the same top at every hour.
-        let lateTops = try probes.map { try engine.ranking(stack: "home", user: "late", at: HostRoutine.time(day: 7, minutes: $0.0)).widgets.first?.widget }
+        let lateTops = try probes.map { minutes, _ in
+            try engine.ranking(stack: "home", user: "late", at: HostRoutine.time(day: 7, minutes: minutes)).widgets.first?.widget
+        }
         #expect(Set(lateTops).count == 1, "\(lateTops)")
         try engine.close()
     }
