@@ -146,10 +146,13 @@ def build(persona, donors, targets, out_dir, round_, donors_per_target=1, donor_
     return path, pairs, slot * donors_per_target
 
 
-def evaluate(bin_, dataset, truth, warmup, rotation=None):
+def evaluate(bin_, dataset, truth, warmup, rotation=None, threads=1):
+    """The metrics per policy of the default, the baselines (not under a `rotation`) and the
+    oracle; `threads` None for smartstack's default."""
     policies = ["contextual"] + ([] if rotation else list(BASELINES)) + ["oracle"]
     cmd = [bin_, "evaluate", dataset, "--truth", truth, "--policies", ",".join(policies), "--warmup-days", str(warmup),
-           "--bootstrap", "0", "--json", "--quiet", "--threads", "1"] + (["--rotation", rotation] if rotation else [])
+           "--bootstrap", "0", "--json", "--quiet"] + (["--threads", str(threads)] if threads else []) \
+        + (["--rotation", rotation] if rotation else [])
     try:
         out = run(cmd)
     except RuntimeError as e:

@@ -18,30 +18,16 @@ persona). Python 3 standard library only.
     python3 Benchmarks/quality/learning_curve.py --data .build/quality/data
 """
 import argparse
-import collections
 import datetime
 import json
 import os
 import sys
 import tempfile
 
-# The harness's own definitions: its personas, baselines and command runner.
-from run import BASELINES, PERSONAS, REPO, VARIANTS, run
-
-
-def read_by_user(path):
-    """Lines per user with their instants; stops with file:line on a line that is not a record
-    with `user` and `time`."""
-    users = collections.OrderedDict()
-    with open(path) as f:
-        for n, line in enumerate(f, 1):
-            try:
-                record = json.loads(line)
-                t = datetime.datetime.fromisoformat(record["time"])
-                users.setdefault(record["user"], []).append((t, line, record.get("type")))
-            except (ValueError, KeyError, TypeError) as e:
-                raise SystemExit("%s:%d: not a record with `user` and `time` (%s)" % (path, n, e))
-    return users
+# The harness's own definitions (personas, baselines, variants) and the donor experiment's reader
+# and evaluation.
+from donor_prior import evaluate, read_users
+from run import BASELINES, PERSONAS, REPO, VARIANTS
 
 
 # What of the days before a stretch each `--history` keeps: everything, the stack configurations
@@ -58,43 +44,36 @@ def cell(bin_, events, truth, first, last, work, history="full"):
     before as `history` keeps them."""
     k = first - 1
     keep = HISTORY[history]
-    starts = {u: min(t for t, _, _ in v) for u, v in events.items()}
+    starts = {u: min(t for t, _ in v) for u, v in events.items()}
     day = datetime.timedelta(days=1)
     data, ground = os.path.join(work, "cut.jsonl"), os.path.join(work, "cut.truth.jsonl")
     with open(data, "w") as out:
         for u, v in events.items():
             late = []
-            for t, line, kind in v:
-                if t >= starts[u] + last * day or (keep is not None and t < starts[u] + k * day and kind not in keep):
+            for t, e in v:
+                if t >= starts[u] + last * day or (keep is not None and t < starts[u] + k * day and e.get("type") not in keep):
                     continue
-                if history == "launches-configured-late" and t < starts[u] + k * day and kind == "stack_config":
-                    config = json.loads(line)
-                    late.append(json.dumps(dict(config, time=(starts[u] + k * day).isoformat())) + "\n")
-                    line = json.dumps(dict(config, widgets=[{"id": "placeholder-before-configuration"}])) + "\n"
+                if history == "launches-configured-late" and t < starts[u] + k * day and e.get("type") == "stack_config":
+                    late.append(dict(e, time=(starts[u] + k * day).isoformat()))
+                    e = dict(e, widgets=[{"id": "placeholder-before-configuration"}])
                 if late and t >= starts[u] + k * day:
-                    out.writelines(late)
+                    out.writelines(json.dumps(x) + "\n" for x in late)
                     late = []
-                out.write(line)
-            out.writelines(late)
+                out.write(json.dumps(e) + "\n")
+            out.writelines(json.dumps(x) + "\n" for x in late)
     kept = 0
     with open(ground, "w") as out:
         for u, v in truth.items():
             if u not in starts:
                 continue
-            lines = [line for t, line, _ in v if starts[u] + k * day <= t < starts[u] + last * day]
+            lines = [json.dumps(e) + "\n" for t, e in v if starts[u] + k * day <= t < starts[u] + last * day]
             kept += len(lines)
             out.writelines(lines)
     if not kept:
         return None
-    policies = ["contextual"] + list(BASELINES) + ["oracle"]
-    try:
-        out = run([bin_, "evaluate", data, "--truth", ground, "--policies", ",".join(policies), "--warmup-days", str(k),
-                   "--bootstrap", "0", "--json", "--quiet"])
-    except RuntimeError as e:
-        raise SystemExit(str(e))
-    report = json.loads(out)
-    hit = {p["name"]: p["metrics"]["hit_at_1"] for p in report["policies"]}
-    decisions = next(p["metrics"]["decisions_with_target"] for p in report["policies"] if p["name"] == "contextual")
+    metrics = evaluate(bin_, data, ground, k, threads=None)
+    hit = {name: m["hit_at_1"] for name, m in metrics.items()}
+    decisions = metrics["contextual"]["decisions_with_target"]
     return {"decisions_with_target": decisions, "hit_at_1": hit,
             "oracle_ratio": hit["contextual"] / hit["oracle"] if hit["oracle"] else None,
             "baseline_ahead": max(hit[b] for b in BASELINES) > hit["contextual"]}
@@ -144,7 +123,9 @@ def main():
             missing = [n for n in names if not os.path.exists(n)]
             if missing:
                 raise SystemExit("missing %s (run run.py with the %s variant of %s)" % (", ".join(missing), a.variant, persona))
-            events, truth = read_by_user(names[0]), read_by_user(names[1])
+            # Per user, each record with its instant.
+            events, truth = ({u: [(datetime.datetime.fromisoformat(e["time"]), e) for e in v] for u, v in read_users(n).items()}
+                             for n in names)
             # Days of data per person: a stretch past anyone's last day would be scored short.
             days = min((max(x[0] for x in v) - min(x[0] for x in v)).days + 1 for v in events.values())
             if max(l for _, l in stretches) > days:
