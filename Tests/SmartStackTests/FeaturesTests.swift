@@ -192,4 +192,43 @@ import SmartStack
         for k in 0..<4 { s.launch("a", Script.time(day: 0, 8, 10 + k)) }
         #expect(try s.engine().ranking(stack: "home", at: Script.time(day: 0, 9)).top == "a")
     }
+
+    @Test func aWidgetAddedAfterItsAppWasUsedStartsWithTheAppsWeekdaysAndWeekends() throws {
+        var s = Script()
+        s.configure("home", ["placeholder"])
+        for day in 0..<21 {
+            if day % 7 >= 5 { s.launch("news", Script.time(day: day, 8, 0)) } else { s.launch("calendar", Script.time(day: day, 8, 0)) }
+            s.launch("weather", Script.time(day: day, 13, 0))
+        }
+        // Added on day 21, a Monday, after three weeks of the apps' launches.
+        s.configure("home", ["news", "calendar", "weather"], at: Script.time(day: 21, 0, 1))
+        let e = try s.engine()
+        #expect(try e.ranking(stack: "home", at: Script.time(day: 21, 8, 5)).top == "calendar")
+        #expect(try e.ranking(stack: "home", at: Script.time(day: 21, 13, 5)).top == "weather")
+        #expect(try e.ranking(stack: "home", at: Script.time(day: 26, 8, 5)).top == "news")
+        // The profile is part of the saved state: restored, the same answers.
+        let restored = try UserEngine(user: "u", policy: PolicySpec(parsing: "contextual"), restoring: e.snapshot())
+        for at in [Script.time(day: 21, 8, 5), Script.time(day: 21, 13, 5), Script.time(day: 26, 8, 5)] {
+            #expect(try restored.ranking(stack: "home", at: at).order == e.ranking(stack: "home", at: at).order)
+        }
+    }
+
+    @Test func onlyTheFirstAppsUsedKeepAProfileSoStateStaysBounded() throws {
+        var s = Script()
+        s.configure("home", ["placeholder"])
+        // "early" is the first app used; "late" comes after 4,096 others, beyond the profiled apps.
+        s.launch("early", Script.time(day: 0, 1, 0))
+        for k in 0..<4096 { s.add(Script.time(day: 0, 2, 0, second: k), .appLaunch(app: "filler.\(k)")) }
+        for day in 1..<11 { s.launch("early", Script.time(day: day, 9, 0)) }
+        for day in 1..<9 { s.launch("late", Script.time(day: day, 21, 0)) }
+        s.configure("home", ["early", "late"], at: Script.time(day: 11, 0, 1))
+        let e = try s.engine()
+        #expect(try e.ranking(stack: "home", at: Script.time(day: 11, 9, 5)).top == "early")
+        // "late" starts from its 8 launches only, not their hour: "early", used 11 times, stays on top.
+        #expect(try e.ranking(stack: "home", at: Script.time(day: 11, 21, 5)).top == "early")
+        // Profiled, the same 8 launches at 21:00 put it on top then.
+        var profiled = Script()
+        profiled.events = s.events.filter { if case .appLaunch(let app) = $0.payload { !app.hasPrefix("filler.") } else { true } }
+        #expect(try profiled.engine().ranking(stack: "home", at: Script.time(day: 11, 21, 5)).top == "late")
+    }
 }

@@ -265,7 +265,7 @@ import Testing
     /// The README's recipe for a new person with a usage history: configure the stacks as of the
     /// history's start, then record its app launches. Each app is launched once a day at its own
     /// hour, so the totals tie and only the time of day tells them apart.
-    @Test func backfilledLaunchesTeachTheTimeOfDayWhenTheStacksAreConfiguredFirst() throws {
+    @Test func backfilledLaunchesTeachTheTimeOfDayWhetherTheStacksAreConfiguredFirstOrLast() throws {
         let dir = try HostTemporaryDirectory()
         let engine = try Engine(path: dir.database)
         let widgets = [WidgetConfig(id: "weather", app: "com.weather"), WidgetConfig(id: "music", app: "com.music"),
@@ -279,20 +279,26 @@ import Testing
         }
         try engine.configure(stack: "home", widgets: widgets, user: "first", at: HostRoutine.time(day: 0, minutes: -240))
         try engine.record(launches("first"))
+        // Configured after the launches, each widget starts from its app's hours (`AppHours`).
         try engine.record(launches("late"))
         try engine.configure(stack: "home", widgets: widgets, user: "late", at: HostRoutine.time(day: 7, minutes: -240))
         // Day 7 at 07:45, 12:25 and 18:05.
         let probes = [(225, "calendar"), (505, "music"), (845, "weather")]
+        for user in ["first", "late"] {
+            for (minutes, expected) in probes {
+                let ranking = try engine.ranking(stack: "home", user: user, at: HostRoutine.time(day: 7, minutes: minutes))
+                #expect(ranking.widgets.first?.widget == expected, "\(user) at \(minutes) min")
+            }
+        }
+        // The same for the `time-of-day` baseline, which ranks by the widget's launches in this hour.
+        let baseline = try Engine(path: dir.path + "/baseline.sqlite", policy: PolicySpec(parsing: "time-of-day"))
+        try baseline.record(launches("late"))
+        try baseline.configure(stack: "home", widgets: widgets, user: "late", at: HostRoutine.time(day: 7, minutes: -240))
         for (minutes, expected) in probes {
-            let at = HostRoutine.time(day: 7, minutes: minutes)
-            #expect(try engine.ranking(stack: "home", user: "first", at: at).widgets.first?.widget == expected, "at \(minutes) min")
+            let ranking = try baseline.ranking(stack: "home", user: "late", at: HostRoutine.time(day: 7, minutes: minutes))
+            #expect(ranking.widgets.first?.widget == expected, "time-of-day at \(minutes) min")
         }
-        // Configured after the launches, a widget takes only its app's usage totals (cold start):
-        // the same top at every hour.
-        let lateTops = try probes.map { minutes, _ in
-            try engine.ranking(stack: "home", user: "late", at: HostRoutine.time(day: 7, minutes: minutes)).widgets.first?.widget
-        }
-        #expect(Set(lateTops).count == 1, "\(lateTops)")
+        try baseline.close()
         try engine.close()
     }
 

@@ -6,8 +6,8 @@ extension UserEngine {
         // signals as `WidgetSignals`, per-bin values as `WidgetBins` rows; 5: visits, sequence
         // contexts, wake clock, UTC-offset contexts, the mixture, AdaGrad, the early-rotation ledger;
         // 6: per-widget offsets of the learned scores; 7: sequence contexts over widgets' apps;
-        // 8: the policy's `sequence_prior`
-        static let currentVersion = 8
+        // 8: the policy's `sequence_prior`; 9: apps' time-of-day profiles (`AppHours`)
+        static let currentVersion = 9
         var version = Snapshot.currentVersion
         var user: String
         var policy: ResolvedPolicy
@@ -19,8 +19,8 @@ extension UserEngine {
     }
 
     /// Serialized state, restorable with `init(user:policy:rotation:seed:restoring:)`.
-    /// A compact binary encoding of the learned state (`SnapshotCoder`: about 4 KB per widget
-    /// plus the context tables). An outside `WidgetScorer`'s own state is not included.
+    /// A compact binary encoding of the learned state (`SnapshotCoder`: about 4 KB per widget,
+    /// 0.6 KB per app for the first 4,096 apps, plus the context tables). An outside `WidgetScorer`'s own state is not included.
     /// - Complexity: O(size of the state).
     public func snapshot() -> [UInt8] {
         let s = Snapshot(user: user, policy: scorer.policy, features: features, rotation: rotation.state, bandit: scorer.bandit, mixture: scorer.mixture,

@@ -7,6 +7,9 @@
 ///   recency count (default half-life 1 hour), the last use and all-time totals;
 /// - **time of day**: decayed counts in 96 local 15-minute bins, separately for weekdays and
 ///   weekends (read through `CircularTimeKernel`), plus a 32-day bitmap per bin for explanations;
+///   per app, the same by hour (`AppHours`), so that a widget configured after its app was used
+///   starts with the app's usage and time of day (its place, sequence and context counts start
+///   from nothing);
 /// - **place**: the current visit from `place` events and `location` fixes clustered by
 ///   `PlaceClusterer`, held until evidence of leaving with a confidence learned from the
 ///   person's stays (`PlaceTracker`); counts per (place, widget), weighted by that confidence;
@@ -45,6 +48,9 @@ final class FeatureState: Codable {
     /// Distinct place labels kept; further labels count as an unknown place.
     static let maximumPlaceLabels = 1000
     static let gapBounds: [Double] = [300, 1800, 7200, 43_200]
+    /// Apps with a time-of-day profile (`AppHours`), in order of first use: about 2.4 MB at most.
+    /// A widget of a later app configured after its app was used starts from its totals only.
+    static let maximumProfiledApps = 4096
 
     @exclusivity(unchecked) var longClock: DecayClock
     @exclusivity(unchecked) var recentClock: DecayClock
@@ -81,6 +87,8 @@ final class FeatureState: Codable {
     @exclusivity(unchecked) var appRecent: [Double] = []
     @exclusivity(unchecked) var appLastUsed: [Double] = []
     @exclusivity(unchecked) var appTotal: [Double] = []
+    /// Time-of-day profiles of the first `maximumProfiledApps` apps, laid out by `AppHours`.
+    @exclusivity(unchecked) var appHours: [Double] = []
 
     // Context tables.
     @exclusivity(unchecked) var placeTable = ContextTable()
@@ -147,6 +155,11 @@ final class FeatureState: Codable {
             appRecent[a] += recentClock.weight(at: ts)
             appLastUsed[a] = max(appLastUsed[a], ts)
             appTotal[a] += 1
+            if a < Self.maximumProfiledApps {
+                let hour = t.localHour
+                appHours[AppHours.index(AppHours.launches, a, (t.isWeekend ? 24 : 0) + hour)] += longClock.weight(at: ts)
+                appHours[AppHours.index(AppHours.hourCounts, a, hour)] += 1
+            }
             for w in appWidgets[a] { engage(Int(w), at: t, weight: 1) }
             if ts >= lastAppTime { lastApp = Int32(a); lastAppTime = ts }
             sequence.launched(Int32(a), at: ts)
@@ -382,6 +395,7 @@ final class FeatureState: Codable {
         if apps.count > before {
             appWidgets.append([]); appUsage.append(0); appRecent.append(0)
             appLastUsed.append(Self.never); appTotal.append(0)
+            if Int(i) < Self.maximumProfiledApps { appHours.append(contentsOf: repeatElement(0, count: AppHours.stride)) }
         }
         return i
     }
@@ -421,11 +435,29 @@ final class FeatureState: Codable {
             signals[w].app = a
             appWidgets[Int(a)].append(w32)
             // Cold start: a widget whose app was used before it was configured starts with the
-            // app's global usage.
+            // app's usage and, for a profiled app, its time of day.
             if signals[w].totalUses == 0 {
                 signals[w].usage = appUsage[Int(a)]; signals[w].recent = appRecent[Int(a)]
                 signals[w].lastUsed = appLastUsed[Int(a)]; signals[w].totalUses = appTotal[Int(a)]
+                if Int(a) < Self.maximumProfiledApps { startTimeOfDay(widget: w, app: Int(a)) }
             }
+        }
+    }
+
+    /// Seeds the time-of-day bins of widget `w`, never engaged, from app `a`'s profile: each
+    /// hour's decayed launches spread evenly over its 15-minute bins, its counts as they are.
+    private func startTimeOfDay(widget w: Int, app a: Int) {
+        let perHour = WidgetBins.binsPerDay / 24
+        for weekend in [false, true] {
+            for hour in 0..<24 {
+                let share = appHours[AppHours.index(AppHours.launches, a, (weekend ? 24 : 0) + hour)] / Double(perHour)
+                for k in 0..<perHour {
+                    bins[WidgetBins.timeBins.index(w, WidgetBins.slot(bin: hour * perHour + k, weekend: weekend))] = share
+                }
+            }
+        }
+        for hour in 0..<24 {
+            bins[WidgetBins.hourCounts.index(w, hour)] = appHours[AppHours.index(AppHours.hourCounts, a, hour)]
         }
     }
 
@@ -439,6 +471,7 @@ final class FeatureState: Codable {
         guard signals.count == w, bins.count == w * WidgetBins.stride, dayMasks.count == w * WidgetBins.timeBins.count,
               maskDays.count == dayMasks.count, placeIsCluster.count == places.count else { return false }
         guard perApp.allSatisfy({ $0 == a }), perStack.allSatisfy({ $0 == st }) else { return false }
+        guard appHours.count == min(a, Self.maximumProfiledApps) * AppHours.stride, appHours.allSatisfy(\.isFinite) else { return false }
         guard currentPairs.count == contextKeys.count, pairTime.count == contextKeys.count else { return false }
         guard signals.allSatisfy({ $0.app >= -1 && $0.app < a }), stackPins.allSatisfy({ $0 >= -1 && $0 < w }),
               stackShown.allSatisfy({ $0 >= -1 && $0 < w }),
@@ -461,6 +494,9 @@ final class FeatureState: Codable {
         scale(WidgetBins.timeBins, by: f)
         scale(WidgetBins.rejections, by: f)
         for i in appUsage.indices { appUsage[i] *= f }
+        for a in 0..<appHours.count / AppHours.stride {
+            for k in 0..<AppHours.launches.count { appHours[AppHours.index(AppHours.launches, a, k)] *= f }
+        }
         placeTable.scale(by: f); appTable.scale(by: f); appGapTable.scale(by: f); pairTable.scale(by: f)
         visits.scale(by: f)
         sequence.scale(by: f)
