@@ -151,13 +151,14 @@ final class FeatureState: Codable {
         case .appLaunch(let app):
             wakeClock.activity(at: ts)
             let a = Int(internApp(app))
-            appUsage[a] += longClock.weight(at: ts)
+            let lw = longClock.weight(at: ts)
+            appUsage[a] += lw
             appRecent[a] += recentClock.weight(at: ts)
             appLastUsed[a] = max(appLastUsed[a], ts)
             appTotal[a] += 1
             if a < Self.maximumProfiledApps {
                 let hour = t.localHour
-                appHours[AppHours.index(AppHours.launches, a, (t.isWeekend ? 24 : 0) + hour)] += longClock.weight(at: ts)
+                appHours[AppHours.index(AppHours.launches, a, (t.isWeekend ? 24 : 0) + hour)] += lw
                 appHours[AppHours.index(AppHours.hourCounts, a, hour)] += 1
             }
             for w in appWidgets[a] { engage(Int(w), at: t, weight: 1) }
