@@ -263,8 +263,9 @@ import Testing
     }
 
     /// The README's recipe for a new person with a usage history: configure the stacks as of the
-    /// history's start, then record its app launches. Each app is launched once a day at its own
-    /// hour, so the totals tie and only the time of day tells them apart.
+    /// history's start, then record its app launches; stacks configured after the launches start
+    /// from each app's hours. Each app is launched once a day at its own hour, so the totals tie
+    /// and only the time of day tells them apart.
     @Test func backfilledLaunchesTeachTheTimeOfDayWhetherTheStacksAreConfiguredFirstOrLast() throws {
         let dir = try HostTemporaryDirectory()
         let engine = try Engine(path: dir.database)

@@ -20,7 +20,8 @@ extension UserEngine {
 
     /// Serialized state, restorable with `init(user:policy:rotation:seed:restoring:)`.
     /// A compact binary encoding of the learned state (`SnapshotCoder`: about 4 KB per widget,
-    /// 0.6 KB per app for the first 4,096 apps, plus the context tables). An outside `WidgetScorer`'s own state is not included.
+    /// 0.6 KB per app for the first 4,096 apps, plus the context tables). An outside
+    /// `WidgetScorer`'s own state is not included.
     /// - Complexity: O(size of the state).
     public func snapshot() -> [UInt8] {
         let s = Snapshot(user: user, policy: scorer.policy, features: features, rotation: rotation.state, bandit: scorer.bandit, mixture: scorer.mixture,
