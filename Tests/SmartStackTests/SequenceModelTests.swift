@@ -190,4 +190,51 @@ import Testing
         #expect(r.top == "b")
         #expect(r.widgets.allSatisfy { $0.score.isFinite })
     }
+
+    /// "mail, then maps" and "music, then notes", each pair at both of the same two hours every day,
+    /// so time of day and usage tie; the stack is configured only after ten days of it.
+    @Test func aWidgetAddedAfterItsAppWasUsedStartsWithWhatItsAppFollowed() throws {
+        var s = Script()
+        s.configure("home", ["placeholder"])
+        for day in 0..<10 {
+            for (hour, first, second) in [(9, "mail", "maps"), (10, "music", "notes"), (15, "music", "notes"), (16, "mail", "maps")] {
+                s.launch(first, Script.time(day: day, hour, 0))
+                s.launch(second, Script.time(day: day, hour, 1))
+            }
+        }
+        s.configure("home", ["maps", "notes"], at: Script.time(day: 10, 0, 1))
+        var afterMail = s, afterMusic = s
+        afterMail.launch("mail", Script.time(day: 10, 12, 0))
+        afterMusic.launch("music", Script.time(day: 10, 12, 0))
+        let mail = try afterMail.engine().ranking(stack: "home", at: Script.time(day: 10, 12, 1))
+        #expect(mail.top == "maps")
+        #expect(mail.widgets[0].reasons.contains { $0.text == "after app.mail" && $0.contribution > 0 })
+        #expect(try afterMusic.engine().ranking(stack: "home", at: Script.time(day: 10, 12, 1)).top == "notes")
+    }
+
+    @Test func appTransitionsStayBoundedKeepTheHeaviestAndCodeDeterministically() throws {
+        var t = AppTransitions()
+        // One heavy entry, then more light ones than the table keeps.
+        t.add(1000, previous: 1, bucket: 2, app: 0)
+        for k in 0..<(AppTransitions.maximumEntries + 10) { t.add(1, previous: 2 + k % 4000, bucket: k / 4000 % 4, app: 1 + k / 16_000) }
+        // (Values, not `t`, in the expectations: a failure would print the whole table.)
+        let count = t.count, heavy = t.followed(app: 0)
+        #expect(count <= AppTransitions.maximumEntries && count >= AppTransitions.maximumEntries / 2)
+        #expect(heavy.map(\.weight) == [1000] && heavy.map(\.previous) == [1] && heavy.map(\.bucket) == [2])
+        // Previous apps up to 4001 and apps up to 5 are named: fewer apps than that is corrupt.
+        let consistent = t.isConsistent(apps: 4002), tooFewApps = t.isConsistent(apps: 4001)
+        #expect(consistent && !tooFewApps)
+        // The same counts added in another order encode to the same bytes.
+        var a = AppTransitions(), b = AppTransitions()
+        let entries: [(previous: Int, bucket: Int, app: Int, weight: Double)] = (0..<50).map { (k: Int) in
+            (previous: k % 7, bucket: k % 4, app: k % 5, weight: Double(k + 1))
+        }
+        for e in entries { a.add(e.weight, previous: e.previous, bucket: e.bucket, app: e.app) }
+        for e in entries.reversed() { b.add(e.weight, previous: e.previous, bucket: e.bucket, app: e.app) }
+        let bytes = try SnapshotCoder.encode(a)
+        #expect(bytes == (try SnapshotCoder.encode(b)))
+        let restored = try SnapshotCoder.decode(AppTransitions.self, from: bytes)
+        for app in 0..<5 { #expect(restored.followed(app: app).map(\.weight) == a.followed(app: app).map(\.weight)) }
+        #expect(restored.count == a.count)
+    }
 }

@@ -6,8 +6,9 @@ extension UserEngine {
         // signals as `WidgetSignals`, per-bin values as `WidgetBins` rows; 5: visits, sequence
         // contexts, wake clock, UTC-offset contexts, the mixture, AdaGrad, the early-rotation ledger;
         // 6: per-widget offsets of the learned scores; 7: sequence contexts over widgets' apps;
-        // 8: the policy's `sequence_prior`; 9: apps' time-of-day profiles (`AppHours`)
-        static let currentVersion = 9
+        // 8: the policy's `sequence_prior`; 9: apps' time-of-day profiles (`AppHours`); 10: which
+        // app each app followed (`AppTransitions`)
+        static let currentVersion = 10
         var version = Snapshot.currentVersion
         var user: String
         var policy: ResolvedPolicy

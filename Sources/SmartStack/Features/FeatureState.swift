@@ -8,13 +8,14 @@
 /// - **time of day**: decayed counts in 96 local 15-minute bins, separately for weekdays and
 ///   weekends (read through `CircularTimeKernel`), plus a 32-day bitmap per bin for explanations;
 ///   per app, the same by hour (`AppHours`), so that a widget configured after its app was used
-///   starts with the app's usage and time of day (its place, sequence and context counts start
-///   from nothing);
+///   starts with the app's usage and time of day (and the apps it followed, below; its place,
+///   higher-order sequence and context counts start from nothing);
 /// - **place**: the current visit from `place` events and `location` fixes clustered by
 ///   `PlaceClusterer`, held until evidence of leaving with a confidence learned from the
 ///   person's stays (`PlaceTracker`); counts per (place, widget), weighted by that confidence;
 /// - **sequence**: counts per (previous app, widget) and per (previous app, gap bucket, widget),
-///   gap buckets < 5 min, < 30 min, < 2 h, < 12 h (older previous apps give no signal), and per
+///   gap buckets < 5 min, < 30 min, < 2 h, < 12 h (older previous apps give no signal), the same
+///   per app launched (`AppTransitions`, bounded) for widgets configured later, and per
 ///   context of the last two and three apps (`SequenceModel`, bounded); the same contexts again
 ///   over the apps of configured widgets only (`routines`), so a routine ("a, then b") is still
 ///   recognised when an unrelated app came between its steps;
@@ -89,6 +90,9 @@ final class FeatureState: Codable {
     @exclusivity(unchecked) var appTotal: [Double] = []
     /// Time-of-day profiles of the first `maximumProfiledApps` apps, laid out by `AppHours`.
     @exclusivity(unchecked) var appHours: [Double] = []
+    /// Which app the first `maximumProfiledApps` apps followed (the widgets' `appTable` and
+    /// `appGapTable`, kept per app).
+    @exclusivity(unchecked) var appTransitions = AppTransitions()
 
     // Context tables.
     @exclusivity(unchecked) var placeTable = ContextTable()
@@ -160,6 +164,7 @@ final class FeatureState: Codable {
                 let hour = t.localHour
                 appHours[AppHours.index(AppHours.launches, a, (t.isWeekend ? 24 : 0) + hour)] += lw
                 appHours[AppHours.index(AppHours.hourCounts, a, hour)] += 1
+                if let (p, bucket) = previousApp(at: ts) { appTransitions.add(lw, previous: p, bucket: bucket, app: a) }
             }
             for w in appWidgets[a] { engage(Int(w), at: t, weight: 1) }
             if ts >= lastAppTime { lastApp = Int32(a); lastAppTime = ts }
@@ -436,11 +441,17 @@ final class FeatureState: Codable {
             signals[w].app = a
             appWidgets[Int(a)].append(w32)
             // Cold start: a widget whose app was used before it was configured starts with the
-            // app's usage and, for a profiled app, its time of day.
+            // app's usage and, for a profiled app, its time of day and the apps it followed.
             if signals[w].totalUses == 0 {
                 signals[w].usage = appUsage[Int(a)]; signals[w].recent = appRecent[Int(a)]
                 signals[w].lastUsed = appLastUsed[Int(a)]; signals[w].totalUses = appTotal[Int(a)]
-                if Int(a) < Self.maximumProfiledApps { startTimeOfDay(widget: w, app: Int(a)) }
+                if Int(a) < Self.maximumProfiledApps {
+                    startTimeOfDay(widget: w, app: Int(a))
+                    for (p, bucket, weight) in appTransitions.followed(app: Int(a)) {
+                        appTable.add(weight, p, w)
+                        appGapTable.add(weight, p * 4 + bucket, w)
+                    }
+                }
             }
         }
     }
@@ -472,7 +483,8 @@ final class FeatureState: Codable {
         guard signals.count == w, bins.count == w * WidgetBins.stride, dayMasks.count == w * WidgetBins.timeBins.count,
               maskDays.count == dayMasks.count, placeIsCluster.count == places.count else { return false }
         guard perApp.allSatisfy({ $0 == a }), perStack.allSatisfy({ $0 == st }) else { return false }
-        guard appHours.count == min(a, Self.maximumProfiledApps) * AppHours.stride, appHours.allSatisfy(\.isFinite) else { return false }
+        guard appHours.count == min(a, Self.maximumProfiledApps) * AppHours.stride, appHours.allSatisfy(\.isFinite),
+              appTransitions.isConsistent(apps: a) else { return false }
         guard currentPairs.count == contextKeys.count, pairTime.count == contextKeys.count else { return false }
         guard signals.allSatisfy({ $0.app >= -1 && $0.app < a }), stackPins.allSatisfy({ $0 >= -1 && $0 < w }),
               stackShown.allSatisfy({ $0 >= -1 && $0 < w }),
@@ -498,6 +510,7 @@ final class FeatureState: Codable {
         for a in 0..<appHours.count / AppHours.stride {
             for k in 0..<AppHours.launches.count { appHours[AppHours.index(AppHours.launches, a, k)] *= f }
         }
+        appTransitions.scale(by: f)
         placeTable.scale(by: f); appTable.scale(by: f); appGapTable.scale(by: f); pairTable.scale(by: f)
         visits.scale(by: f)
         sequence.scale(by: f)

@@ -69,6 +69,7 @@ enum SnapshotCoder {
         switch value {
         case let v as Double: sink.word(v.bitPattern)
         case let v as Int: sink.word(UInt64(bitPattern: Int64(v)))
+        case let v as Int64: sink.word(UInt64(bitPattern: v))
         case let v as Int32: sink.word(UInt64(bitPattern: Int64(v)))
         case let v as Int16: sink.word(UInt64(bitPattern: Int64(v)))
         case let v as UInt32: sink.word(UInt64(v))
@@ -186,6 +187,7 @@ enum SnapshotCoder {
         }
         if T.self == Double.self { return Double(bitPattern: try source.word()) as! T }
         if T.self == Int.self { return try narrow(int(), Int.self) as! T }
+        if T.self == Int64.self { return try int() as! T }
         if T.self == Int32.self { return try narrow(int(), Int32.self) as! T }
         if T.self == Int16.self { return try narrow(int(), Int16.self) as! T }
         if T.self == UInt32.self { return try narrow(int(), UInt32.self) as! T }
