@@ -27,11 +27,14 @@ struct AppTransitions: Sendable, Codable {
     mutating func add(_ weight: Double, previous: Int, bucket: Int, app: Int) {
         if app >= rows.count { rows.append(contentsOf: repeatElement([:], count: app + 1 - rows.count)) }
         let key = Int64(previous) << 2 | Int64(bucket)
-        if rows[app][key] == nil {
-            if count >= Self.maximumEntries { evictHalf() }
-            count += 1
+        // One hash lookup for a pair already kept (the common case on the per-launch path).
+        if let i = rows[app].index(forKey: key) {
+            rows[app].values[i] += weight
+            return
         }
-        rows[app][key, default: 0] += weight
+        if count >= Self.maximumEntries { evictHalf() }
+        count += 1
+        rows[app][key] = weight
     }
 
     /// What app `app` followed, in (previous app, bucket) order.
