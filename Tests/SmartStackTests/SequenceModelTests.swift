@@ -186,6 +186,15 @@ import Testing
         #expect(e.features.sequence.contexts.count > SequenceModel.maximumContexts / 4)
         // Only configured widgets' apps make routines: the distinct apps add none.
         #expect(e.features.routines.contexts.count <= 8)
+        // After the evictions every kept context is found at its own row, in the state and in a
+        // restored copy of it, and a context never seen is not found.
+        let model = e.features.sequence
+        let restored = try SnapshotCoder.decode(SequenceModel.self, from: try SnapshotCoder.encode(model))
+        let misplaced = model.contexts.indices.filter { model.row(of: model.contexts[$0]) != $0 }
+        let misplacedRestored = restored.contexts.indices.filter { restored.row(of: restored.contexts[$0]) != $0 }
+        #expect(misplaced.isEmpty && misplacedRestored.isEmpty && restored.contexts == model.contexts)
+        let unseen = SequenceModel.Context(a3: 20_000, a2: 20_001, a1: 20_002, gap: 0)
+        #expect(model.row(of: unseen) == -1 && restored.row(of: unseen) == -1)
         let r = try e.ranking(stack: "home", at: Script.time(day: 10, 9, 0))
         #expect(r.top == "b")
         #expect(r.widgets.allSatisfy { $0.score.isFinite })

@@ -26,10 +26,72 @@ struct SequenceModel: Sendable, Codable {
     struct Context: Hashable, Sendable, Codable {
         var a3: Int32, a2: Int32, a1: Int32, gap: Int32
 
-        /// Two words hashed instead of four fields (a lookup per engagement and per moment).
+        /// Two words hashed instead of four fields.
         func hash(into hasher: inout Hasher) {
             hasher.combine(UInt64(UInt32(bitPattern: a3)) << 32 | UInt64(UInt32(bitPattern: a2)))
             hasher.combine(UInt64(UInt32(bitPattern: a1)) << 32 | UInt64(UInt32(bitPattern: gap)))
+        }
+
+        /// A cheap well-mixed hash for `ContextIndex` (a multiply-xorshift of the two words;
+        /// lookups never depend on it for order, only for speed).
+        @inline(__always) var slotHash: UInt64 {
+            let x = UInt64(UInt32(bitPattern: a3)) << 32 | UInt64(UInt32(bitPattern: a2))
+            let y = UInt64(UInt32(bitPattern: a1)) << 32 | UInt64(UInt32(bitPattern: gap))
+            var h = (x ^ (y &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9
+            h ^= h >> 31
+            return h
+        }
+    }
+
+    /// Context to row: an open-addressing table of row numbers (linear probing, at most half
+    /// full), keyed by the contexts themselves. Two lookups per moment and per engagement:
+    /// cheaper than a `Dictionary`'s seeded hashing, with the same answers.
+    struct ContextIndex: Sendable {
+        /// Row per slot, -1 when empty; the count is a power of two.
+        private var slots: [Int32] = []
+        private(set) var count = 0
+
+        /// The row of `k` among `contexts`, or `nil`.
+        @inline(__always) func row(of k: Context, in contexts: [Context]) -> Int32? {
+            guard !slots.isEmpty else { return nil }
+            let mask = slots.count - 1
+            var i = Int(truncatingIfNeeded: k.slotHash) & mask
+            while true {
+                let r = slots[i]
+                if r < 0 { return nil }
+                if contexts[Int(r)] == k { return r }
+                i = (i + 1) & mask
+            }
+        }
+
+        /// Adds `k`, not yet present, as row `r` (`contexts[r] == k`).
+        mutating func insert(_ k: Context, row r: Int32, in contexts: [Context]) {
+            if 2 * (count + 1) > slots.count { rebuild(capacity: 2 * (count + 1), contexts: contexts, adding: r) }
+            else { place(k, row: r) }
+            count += 1
+        }
+
+        /// Empties the index.
+        mutating func removeAll() {
+            for i in slots.indices { slots[i] = -1 }
+            count = 0
+        }
+
+        private mutating func place(_ k: Context, row r: Int32) {
+            let mask = slots.count - 1
+            var i = Int(truncatingIfNeeded: k.slotHash) & mask
+            while slots[i] >= 0 { i = (i + 1) & mask }
+            slots[i] = r
+        }
+
+        /// Grows to at least `capacity` slots, re-placing the rows indexed so far and row `r`.
+        private mutating func rebuild(capacity: Int, contexts: [Context], adding r: Int32) {
+            var size = 16
+            while size < capacity { size *= 2 }
+            let old = slots
+            slots = [Int32](repeating: -1, count: size)
+            for row in old where row >= 0 { place(contexts[Int(row)], row: row) }
+            place(contexts[Int(r)], row: r)
         }
     }
 
@@ -41,7 +103,7 @@ struct SequenceModel: Sendable, Codable {
     private(set) var rows = ContextTable()
     private(set) var totals: [Double] = []
     /// Context to row (derived: rebuilt when decoded).
-    private var index: [Context: Int32] = [:]
+    private var index = ContextIndex()
 
     init() {}
 
@@ -58,7 +120,9 @@ struct SequenceModel: Sendable, Codable {
               contexts.count <= Self.maximumContexts else {
             throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath, debugDescription: "sequence arrays of different lengths"))
         }
-        for (i, k) in contexts.enumerated() { index[k] = Int32(i) }
+        for (i, k) in contexts.enumerated() where index.row(of: k, in: contexts) == nil {
+            index.insert(k, row: Int32(i), in: contexts)
+        }
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -88,7 +152,12 @@ struct SequenceModel: Sendable, Codable {
     @inline(__always)
     func rows(at ts: Double) -> (order2: Int, order3: Int) {
         let (two, three) = current(at: ts)
-        return (two.flatMap { index[$0] }.map(Int.init) ?? -1, three.flatMap { index[$0] }.map(Int.init) ?? -1)
+        return (two.map(row(of:)) ?? -1, three.map(row(of:)) ?? -1)
+    }
+
+    /// The row of context `k` (-1: not kept).
+    @inline(__always) func row(of k: Context) -> Int {
+        index.row(of: k, in: contexts).map(Int.init) ?? -1
     }
 
     /// The decayed count of widget `w` in row `r` (stored units, as the other tables).
@@ -115,12 +184,12 @@ struct SequenceModel: Sendable, Codable {
     }
 
     private mutating func add(_ lw: Double, _ k: Context, _ w: Int) {
-        var r = index[k]
+        var r = index.row(of: k, in: contexts)
         if r == nil {
             if contexts.count >= Self.maximumContexts { evictHalf() }
             r = Int32(contexts.count)
-            index[k] = r
             contexts.append(k)
+            index.insert(k, row: r!, in: contexts)
             totals.append(0)
         }
         rows.add(lw, Int(r!), w)
@@ -134,12 +203,12 @@ struct SequenceModel: Sendable, Codable {
         var newRows = ContextTable()
         var newContexts: [Context] = []
         var newTotals: [Double] = []
-        index.removeAll(keepingCapacity: true)
+        index.removeAll()
         for old in kept {
             let r = newContexts.count
             newContexts.append(contexts[old])
             newTotals.append(totals[old])
-            index[contexts[old]] = Int32(r)
+            index.insert(contexts[old], row: Int32(r), in: newContexts)
             newRows.copyRow(from: rows, row: old, to: r)
         }
         contexts = newContexts
