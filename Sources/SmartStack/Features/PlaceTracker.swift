@@ -200,9 +200,6 @@ struct PlaceTracker: Sendable, Codable, Hashable {
         let B = Self.binCount
         let row = p * B
         let hasRow = p >= 0 && row + B <= durations.count
-        // Totals and the mass at or beyond the bin of `d`, place-specific and pooled.
-        var n = 0.0, all = 0.0
-        for b in 0..<B { all += allDurations[b]; if hasRow { n += durations[row + b] } }
         let k = Self.bin(of: d)
         // Within bin k, the mass still to come falls linearly (log-linearly past the last edge).
         let lower = k == 0 ? 0 : Self.binEdges[k - 1]
@@ -214,18 +211,22 @@ struct PlaceTracker: Sendable, Codable, Hashable {
         }
         // The default: equal mass in bins 1...B-1 (stays of 15 min to 32 h and longer).
         let d0 = 1.0 / Double(B - 1)
-        func mass(_ b: Int) -> (place: Double, all: Double, base: Double) {
-            (hasRow ? durations[row + b] : 0, allDurations[b], b == 0 ? 0 : d0)
+        return allDurations.withUnsafeBufferPointer { pooled in
+            durations.withUnsafeBufferPointer { rows in
+                // Totals and the mass at or beyond the bin of `d`, place-specific and pooled,
+                // each summed in bin order. A place without a row has no mass of its own.
+                let own = hasRow ? rows.baseAddress! + row : nil
+                var n = 0.0, all = 0.0
+                for b in 0..<B { all += pooled[b]; if let own { n += own[b] } }
+                var sPlace = 0.0, sAll = 0.0, sBase = 0.0
+                for b in (k + 1)..<max(k + 1, B) {
+                    sPlace += own?[b] ?? 0; sAll += pooled[b]; sBase += d0
+                }
+                sPlace += remaining * (own?[k] ?? 0); sAll += remaining * pooled[k]; sBase += remaining * (k == 0 ? 0 : d0)
+                let pooledShare = (sAll + a * sBase) / (all + a)
+                return (sPlace + a * pooledShare) / (n + a)
+            }
         }
-        var sPlace = 0.0, sAll = 0.0, sBase = 0.0
-        for b in (k + 1)..<max(k + 1, B) {
-            let m = mass(b)
-            sPlace += m.place; sAll += m.all; sBase += m.base
-        }
-        let m = mass(k)
-        sPlace += remaining * m.place; sAll += remaining * m.all; sBase += remaining * m.base
-        let pooled = (sAll + a * sBase) / (all + a)
-        return (sPlace + a * pooled) / (n + a)
     }
 
     /// Whether the stored arrays are usable with `places` places and `clusters` clusters.

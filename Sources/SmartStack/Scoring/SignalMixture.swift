@@ -56,7 +56,7 @@ struct SignalMixture: Sendable, Codable, Hashable {
     /// The model's experts (its calibrations), first in `Expert` order.
     static let modelCount = temperatures.count + 1
     /// Ranks counted separately; ranks beyond share the last cell.
-    static let rankCells = 16
+    static let rankCells = 16  // at most 16: `rankProbabilities` keeps 16 cells on the stack
     /// The Zipf prior of rank `k` in a stack of `n <= rankCells`, at `n * rankCells + k`:
     /// `scale / (k + 1)` with `scale = n / H(n)`, computed once exactly as `rankProbabilities`
     /// computes it for larger stacks.
@@ -118,39 +118,57 @@ struct SignalMixture: Sendable, Codable, Hashable {
         let R = Self.rankCells
         let m = min(n, R)
         precondition(q.count >= R, "rankProbabilities: \(q.count) values for \(R) rank cells")
+        precondition(R <= 16, "rankProbabilities: its stack buffers hold 16 rank cells")
         guard m > 0 else { return }
         // Per-rank values, each cell weighing the ranks it stands for. The prior is a ranking's
         // generic claim, Zipf's 1/(rank + 1) scaled to one pseudo-count per rank: its first
         // places are likelier, so a baseline's forecasts are informative from its first day.
         let lastWeight = n > R ? Double(n - R + 1) : 1
         if n <= R {
-            for k in 0..<m { q[k] = rankHits[b * R + k] + Self.zipfPriors[n * R + k] }
+            rankHits.withUnsafeBufferPointer { hits in
+                Self.zipfPriors.withUnsafeBufferPointer { zipf in
+                    let own = hits.baseAddress! + b * R, prior = zipf.baseAddress! + n * R
+                    for k in 0..<m { q[k] = own[k] + prior[k] }
+                }
+            }
         } else {
             let scale = Self.zipfScale(n)
             for k in 0..<m { q[k] = rankHits[b * R + k] + scale / Double(k + 1) }
             for k in m..<n { q[m - 1] += scale / Double(k + 1) }
         }
-        q[m - 1] /= lastWeight
-        withUnsafeTemporaryAllocation(of: (value: Double, weight: Double, start: Int).self, capacity: m) { blocks in
-            var count = 0
-            for k in 0..<m {
-                blocks[count] = (q[k], k == m - 1 ? lastWeight : 1, k)
-                count += 1
-                // Merge while a later block is likelier than the one before it.
-                while count > 1 && blocks[count - 1].value > blocks[count - 2].value {
-                    let a = blocks[count - 2], c = blocks[count - 1]
-                    let weight = a.weight + c.weight
-                    blocks[count - 2] = ((a.value * a.weight + c.value * c.weight) / weight, weight, a.start)
-                    count -= 1
+        // Dividing by a last weight of 1 (a stack of at most `rankCells`) changes nothing: skipped.
+        if lastWeight != 1 { q[m - 1] /= lastWeight }
+        // Pool adjacent violators: blocks of ranks (value, weight, first rank) on the stack (a
+        // constant capacity, `rankCells`, which `m` never exceeds).
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 32) { buffer in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: 16) { starts in
+                let values = buffer.baseAddress!, weights = values + 16
+                var count = 0
+                for k in 0..<m {
+                    values[count] = q[k]; weights[count] = k == m - 1 ? lastWeight : 1; starts[count] = k
+                    count += 1
+                    // Merge while a later block is likelier than the one before it.
+                    while count > 1 && values[count - 1] > values[count - 2] {
+                        let weight = weights[count - 2] + weights[count - 1]
+                        values[count - 2] = (values[count - 2] * weights[count - 2] + values[count - 1] * weights[count - 1]) / weight
+                        weights[count - 2] = weight
+                        count -= 1
+                    }
                 }
-            }
-            for j in 0..<count {
-                let end = j + 1 < count ? blocks[j + 1].start : m
-                for k in blocks[j].start..<end { q[k] = blocks[j].value }
+                if count < m {  // some ranks were pooled: spread each block's value over its ranks
+                    for j in 0..<count {
+                        let end = j + 1 < count ? starts[j + 1] : m
+                        for k in starts[j]..<end { q[k] = values[j] }
+                    }
+                }
             }
         }
         var total = 0.0
-        for k in 0..<m { total += q[k] * (k == m - 1 ? lastWeight : 1) }
+        if lastWeight == 1 {
+            for k in 0..<m { total += q[k] }
+        } else {
+            for k in 0..<m { total += q[k] * (k == m - 1 ? lastWeight : 1) }
+        }
         for k in 0..<m { q[k] /= total }
     }
 
@@ -202,10 +220,21 @@ struct SignalMixture: Sendable, Codable, Hashable {
                 }
                 for i in 0..<n { rankOrder[i] = i }
                 ScoringScratch.sort(rankOrder, count: n, by: UnsafeBufferPointer(baseline))
-                for k in 0..<n {
-                    let i = rankOrder[k]
-                    ranks[i * B + b] = Int32(k)
-                    experts[i * E + T + b] = n <= R ? calibrationCache[(n * B + b) * R + k] : calibration[min(k, m - 1)]
+                // This expert's column of `experts` and `ranks`, and its calibration by rank.
+                let expert = experts.baseAddress! + T + b, rank = ranks.baseAddress! + b
+                if n <= R {
+                    let cached = calibrationCache.baseAddress! + (n * B + b) * R
+                    for k in 0..<n {
+                        let i = rankOrder[k]
+                        rank[i * B] = Int32(truncatingIfNeeded: k)
+                        expert[i * E] = cached[k]
+                    }
+                } else {
+                    for k in 0..<n {
+                        let i = rankOrder[k]
+                        rank[i * B] = Int32(truncatingIfNeeded: k)
+                        expert[i * E] = calibration[min(k, m - 1)]
+                    }
                 }
             }
         }
