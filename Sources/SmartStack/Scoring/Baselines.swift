@@ -17,25 +17,31 @@ enum Baselines {
     ) {
         let n = widgets.count
         let ts = time.secondsSinceEpoch
-        for i in 0..<n {
-            let w = Int(widgets[i])
-            switch kind {
-            case .staticOrder:
-                scores[i] = Double(n - i)
-            case .roundRobin:
-                let slot = roundRobinSlot(time, interval: policy.interval, count: n)
-                scores[i] = Double(n - ((i - slot + n) % n))
-            case .mru:
+        // What every widget's score reads of the moment, computed once per stack.
+        switch kind {
+        case .staticOrder:
+            for i in 0..<n { scores[i] = Double(n - i) }
+        case .roundRobin:
+            let slot = roundRobinSlot(time, interval: policy.interval, count: n)
+            for i in 0..<n { scores[i] = Double(n - ((i - slot + n) % n)) }
+        case .mru:
+            for i in 0..<n {
+                let w = Int(widgets[i])
                 scores[i] = fs.signals[w].lastUsed == FeatureState.never ? -1e300 : -(ts - fs.signals[w].lastUsed) / 3600
-            case .mfu:
-                scores[i] = fs.signals[w].totalUses
-            case .frecency:
-                scores[i] = fs.signals[w].frecency * fs.frecencyClock.factor(at: ts)
-            case .timeOfDay:
-                scores[i] = fs.bins[WidgetBins.hourCounts.index(w, time.localHour)] + 1e-6 * fs.signals[w].totalUses
-            case .contextual, .bandit, .external:
-                scores[i] = 0
             }
+        case .mfu:
+            for i in 0..<n { scores[i] = fs.signals[Int(widgets[i])].totalUses }
+        case .frecency:
+            let factor = fs.frecencyClock.factor(at: ts)
+            for i in 0..<n { scores[i] = fs.signals[Int(widgets[i])].frecency * factor }
+        case .timeOfDay:
+            let hour = time.localHour
+            for i in 0..<n {
+                let w = Int(widgets[i])
+                scores[i] = fs.bins[WidgetBins.hourCounts.index(w, hour)] + 1e-6 * fs.signals[w].totalUses
+            }
+        case .contextual, .bandit, .external:
+            for i in 0..<n { scores[i] = 0 }
         }
     }
 
