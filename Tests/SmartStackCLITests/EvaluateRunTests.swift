@@ -76,7 +76,8 @@ import SmartStackEvaluation
         let written = try Data(contentsOf: URL(fileURLWithPath: reportDir + "/report.json"))
         #expect(written == Data(out.utf8))
         let md = try String(contentsOfFile: reportDir + "/report.md", encoding: .utf8)
-        #expect(md.contains("| frecency |"))
+        #expect(md.contains("frecency"))
+        #expect(md.contains("## Provenance") && md.contains("smartstack evaluate"))
         let html = try String(contentsOfFile: reportDir + "/report.html", encoding: .utf8)
         #expect(html.hasPrefix("<!DOCTYPE html>") && html.contains("</html>"))
     }

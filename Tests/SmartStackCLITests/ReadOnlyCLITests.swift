@@ -68,6 +68,8 @@ struct ReadOnlyCLITests {
             process.arguments = ["-m", "/bin/sh", "-c", #"mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@""#,
                                  "sh", directory, binary] + arguments
         }
+        // A fixed report time, so two runs' reports compare byte for byte.
+        process.environment = ProcessInfo.processInfo.environment.merging(["SOURCE_DATE_EPOCH": "0"]) { _, new in new }
         let tag = UUID().uuidString
         let outPath = scratch.file("out-\(tag)"), errPath = scratch.file("err-\(tag)")
         _ = FileManager.default.createFile(atPath: outPath, contents: nil)

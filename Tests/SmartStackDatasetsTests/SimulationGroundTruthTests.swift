@@ -70,6 +70,12 @@ import SmartStack
         ("{\"user\":\"u\",\"time\":\"2026-01-05T08:00:00Z\",\"stack\":\"s\",\"distribution\":{\"a\":0.5}}", "engaged"),
         ("{\"user\":\"u\",\"time\":\"2026-01-05T08:00:00Z\",\"stack\":\"s\",\"distribution\":{\"a\":0.5},\"engaged\":\"b\"}", "engaged"),
         ("{\"user\":\"u\",\"time\":\"2026-01-05T08:00:00Z\",\"stack\":\"s\",\"distribution\":{\"a\":0.5},\"engaged\":null", nil),
+        // Probabilities of one session that sum past 1, a negative lift, intent of a widget the
+        // distribution does not list: never a silently wrong ratio.
+        ("{\"user\":\"u\",\"time\":\"2026-01-05T08:00:00Z\",\"stack\":\"s\",\"distribution\":{\"a\":0.7,\"b\":0.6},\"engaged\":null}", "distribution"),
+        ("{\"user\":\"u\",\"time\":\"2026-01-05T08:00:00Z\",\"stack\":\"s\",\"distribution\":{\"a\":0.5},\"engaged\":null,\"lift\":-0.1}", "lift"),
+        ("{\"user\":\"u\",\"time\":\"2026-01-05T08:00:00Z\",\"stack\":\"s\",\"distribution\":{\"a\":0.5},\"engaged\":null,\"intent\":{\"a\":0.4,\"z\":0.1}}", "intent"),
+        ("{\"user\":\"u\",\"time\":\"2026-01-05T08:00:00Z\",\"stack\":\"s\",\"distribution\":{\"a\":0.5},\"engaged\":null,\"intent\":{\"a\":0.9,\"b\":0.9}}", "intent"),
     ] as [(String, String?)])
     func badLinesNameTheLineAndField(line: String, field: String?) {
         let text = "{\"user\":\"u\",\"time\":\"2026-01-05T07:00:00Z\",\"stack\":\"s\",\"distribution\":{\"a\":0.5},\"engaged\":null}\n" + line

@@ -10,14 +10,15 @@ import SmartStackDatasets
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// The bundled commuter persona with every built-in policy and the oracle.
-    static func commuter() throws -> (events: [Event], policies: [PolicyFactory]) {
+    /// The bundled commuter persona with every built-in policy, the oracle, and its truth.
+    static func commuter() throws -> (events: [Event], policies: [PolicyFactory], truth: EvaluationTruth) {
         var reader = try JSONLReader(path: repository.appendingPathComponent("Datasets/commuter.jsonl").path)
         var events: [Event] = []
         while let e = try reader.next() { events.append(e) }
+        let truth = try EvaluationTruth(path: repository.appendingPathComponent("Datasets/commuter.truth.jsonl").path)
         var policies = try PolicyRegistry.names.map { PolicyFactory.engine(try PolicySpec(parsing: $0)) }
-        policies.append(try OracleSupport.factory(truthPath: repository.appendingPathComponent("Datasets/commuter.truth.jsonl").path))
-        return (events, policies)
+        policies.append(OracleSupport.factory(truth: truth))
+        return (events, policies, truth)
     }
 
     static func options() -> ReplayOptions {
@@ -34,22 +35,25 @@ import SmartStackDatasets
 
     /// Partials of `events` split into `shards` by the sharder's hash, each through its file bytes.
     static func partials(_ events: [Event], shards: Int, policies: [PolicyFactory], options: ReplayOptions,
-                         reference: String? = nil) throws -> [PartialEvaluation] {
+                         reference: String? = nil, truth: EvaluationTruth? = nil) throws -> [PartialEvaluation] {
         var groups = Array(repeating: [Event](), count: shards)
         for e in events { groups[DatasetSharder.shard(of: e.user, count: shards)].append(e) }
         return try groups.enumerated().filter { !$0.element.isEmpty }.map { k, group in
-            let p = try Evaluator(options: options).partial(.events(group, name: "shard-\(k)"), policies: policies, reference: reference)
+            let p = try Evaluator(options: options).partial(.events(group, name: "shard-\(k)"), policies: policies, reference: reference,
+                                                            truth: truth)
             return try PartialEvaluation(bytes: p.encoded(), name: "shard-\(k).partial")
         }
     }
 
     @Test(arguments: [1, 2, 3, 7])
     func mergedShardsGiveTheSingleReportByteForByte(shards: Int) throws {
-        let (events, policies) = try Self.commuter()
+        let (events, policies, truth) = try Self.commuter()
         let whole = try Evaluator(options: Self.options()).evaluate(.events(events, name: "commuter"), policies: policies,
-                                                                    reference: "static")
+                                                                    reference: "static", truth: truth)
         #expect(whole.policies.contains { $0.ope != nil })   // off-policy estimates are part of it
-        let parts = try Self.partials(events, shards: shards, policies: policies, options: Self.options(), reference: "static")
+        #expect(whole.measure == .counterfactual && whole.truth?.decisionsWithTruth ?? 0 > 0)   // and the truth's measure
+        let parts = try Self.partials(events, shards: shards, policies: policies, options: Self.options(), reference: "static",
+                                      truth: truth)
         let merged = try Evaluator.merge(parts.reversed(), name: "commuter", sources: whole.dataset.sources, threads: 1)
         #expect(try Self.rendered(merged) == Self.rendered(whole))
     }
@@ -95,10 +99,11 @@ import SmartStackDatasets
         #expect(Self.refusal(altered, "altered.partial").contains("corrupt partial"))
         #expect(Self.refusal(Array("{\"user\":\"a\"}\n".utf8), "x.jsonl").hasPrefix("x.jsonl"))
         let text = String(decoding: bytes, as: UTF8.self)
-        let older = Array(text.replacingOccurrences(of: "\"version\":2", with: "\"version\":1").utf8)
-        #expect(Self.refusal(older, "v1.partial") == "v1.partial: partial format version 1; this smartstack reads version 2 (written by an earlier smartstack: evaluate its shard again with this one; make all partials of a report with the same smartstack)")
-        let newer = Array(text.replacingOccurrences(of: "\"version\":2", with: "\"version\":3").utf8)
-        #expect(Self.refusal(newer, "v3.partial").contains("partial format version 3"))
+        let version = PartialEvaluation.version
+        let older = Array(text.replacingOccurrences(of: "\"version\":\(version)", with: "\"version\":\(version - 1)").utf8)
+        #expect(Self.refusal(older, "old.partial") == "old.partial: partial format version \(version - 1); this smartstack reads version \(version) (written by an earlier smartstack: evaluate its shard again with this one; make all partials of a report with the same smartstack)")
+        let newer = Array(text.replacingOccurrences(of: "\"version\":\(version)", with: "\"version\":\(version + 1)").utf8)
+        #expect(Self.refusal(newer, "new.partial").contains("partial format version \(version + 1)"))
         let lastLineCut = Array(bytes.dropLast(5))
         #expect(Self.refusal(lastLineCut, "cut2.partial").hasPrefix("cut2.partial: not a complete partial file (it ends within line"))
         #expect(Self.refusal([], "empty.partial") == "empty.partial: not a complete partial file (empty)")

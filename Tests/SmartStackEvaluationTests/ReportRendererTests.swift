@@ -45,9 +45,10 @@ func occurrences(of needle: String, in haystack: String) -> Int {
         #expect(md.contains("| **frecency** (winner) | 0.412 [0.380, 0.444] | 0.762 | 0.532 | 0.562 | 3.10 | 0.120 | 19.35 | 0.410 | 0.800 | 4321 (1234 with target) |"))
         #expect(md.contains("| recency | 0.366 [0.331, 0.401] |"))
         #expect(md.contains("| oracle (ceiling) | 0.720 [0.690, 0.750] |"))
-        #expect(md.contains("Winner by hit@1: **frecency** at 0.412 (95% CI 0.380–0.444), ahead of **recency** at 0.366 (lead +0.046)."))
-        // recency is the reference, so the paired interval of frecency decides.
-        #expect(md.contains("The paired 95% interval of the lead on the same decisions is [+0.021, +0.071], so the lead is significant: it excludes zero."))
+        #expect(md.contains("Winner by logged hit@1: **frecency** at 0.412 (95% CI 0.380–0.444), ahead of **recency** at 0.366 by +0.046 (paired 95% interval on the same decisions [+0.021, +0.071], which excludes zero), and ahead of every other policy beyond chance."))
+        // Without propensities or truth the report says what logged hit@1 cannot tell.
+        #expect(md.contains("**Measure: logged hit@1.**"))
+        #expect(md.contains("so hit@1 favours policies that imitate it"))
         #expect(md.contains("- Users: 11 of 12 evaluated; skipped: u99 (no stack\\_config event)"))
         #expect(md.contains("- Warm-up: 2 days excluded from scoring"))
         #expect(md.contains("- Seed: 7"))
@@ -73,48 +74,36 @@ func occurrences(of needle: String, in haystack: String) -> Int {
         #expect(md.contains("Ceiling: the oracle (ground truth of the simulation) reaches hit@1 0.720 with 4.50 rotations per active hour; **frecency** reaches 57% of it."))
     }
 
-    @Test func leadNotSignificantWhenPairedIntervalIncludesZero() {
-        var a = ReportFixture.frecency
-        a.paired = (0.046, -0.004...0.096)
-        let md = ReportRenderer.markdown(ReportFixture.report([a, ReportFixture.recency]))
-        #expect(md.contains("is [+0.046, +0.096]") == false)
-        #expect(md.contains("[-0.004, +0.096], so the lead is not significant: it includes zero."))
+    @Test func aLeadWhosePairedIntervalIncludesZeroNamesTheTiedGroupNotAWinner() {
+        let md = ReportRenderer.markdown(ReportFixture.report([ReportFixture.frecency, ReportFixture.recency, ReportFixture.contextual],
+                                                              leads: ["recency": -0.004...0.096]))
+        #expect(md.contains("No winner by logged hit@1: **frecency** leads at 0.412 (95% CI 0.380–0.444), but **recency** is not behind it beyond chance (the lead over recency, +0.046, has the paired 95% interval [-0.004, +0.096], which includes zero): the tied group is **frecency** and **recency**."))
+        #expect(!md.contains("(winner)"))
+        #expect(md.contains("| **frecency** (tied for best) |") && md.contains("| **recency** (tied for best) |"))
+        #expect(md.contains("| contextual:half\\_life=14d |"))
+        let page = ReportRenderer.html(ReportFixture.report([ReportFixture.frecency, ReportFixture.recency], leads: ["recency": -0.004...0.096]))
+        #expect(!page.contains("class=\"winner\"") && page.contains("<tr class=\"tied\">"))
     }
 
-    @Test func winnerAsReferenceUsesTheRunnerUpsPairedInterval() {
-        var a = ReportFixture.frecency
-        a.paired = nil
-        var b = ReportFixture.recency
-        b.paired = (-0.046, -0.071...(-0.021))
-        let md = ReportRenderer.markdown(ReportFixture.report([a, b], reference: "frecency"))
-        #expect(md.contains("The paired 95% interval of the lead on the same decisions is [+0.021, +0.071], so the lead is significant"))
-    }
-
-    @Test func withoutReferenceTheIntervalsAreComparedAndAPairedRunSuggested() {
-        let md = ReportRenderer.markdown(ReportFixture.report(reference: nil))
-        // 0.380...0.444 and 0.331...0.401 overlap.
-        #expect(md.contains("Their 95% intervals overlap, so these unpaired intervals cannot establish the lead (run with `--reference recency` for a paired test)."))
-        #expect(!md.contains("## Paired differences"))
-        var a = ReportFixture.frecency
-        a.hitAt1CI = 0.405...0.420
-        let apart = ReportRenderer.markdown(ReportFixture.report([a, ReportFixture.recency], reference: nil))
-        #expect(apart.contains("Their 95% intervals do not overlap, so the lead is significant even without pairing"))
+    @Test func withoutBootstrapNoLeadIsTestedAndNoWinnerNamed() {
         let noBootstrap = ReportRenderer.markdown(ReportFixture.report(reference: nil, bootstrap: 0))
-        #expect(noBootstrap.contains("Without bootstrap intervals the significance of the lead is not assessed."))
-        #expect(noBootstrap.contains("| **frecency** (winner) | 0.412 | "))
+        #expect(noBootstrap.contains("No winner by logged hit@1: **frecency** leads at 0.412, but without bootstrap intervals its lead of +0.046 over **recency** cannot be tested (run with `--bootstrap 1000`)."))
+        #expect(noBootstrap.contains("| frecency | 0.412 | "))
+        #expect(noBootstrap.contains("without bootstrap intervals no lead can be tested"))
+        #expect(!noBootstrap.contains("## Paired differences"))
     }
 
     @Test func tradeOffSentenceFollowsTheFigures() {
         let md = ReportRenderer.markdown(ReportFixture.report())
-        #expect(md.contains("Accuracy costs stability: **frecency** gains +0.046 hit@1 over the calmest policy **recency** (0.412 vs 0.366) but rotates 3.10 times per active hour instead of 1.20, 2.6× as many, with flicker 0.120 vs 0.030 and unnecessary rotations 0.410 vs 0.250."))
-        #expect(md.contains("**contextual:half\\_life=14d** is dominated by **recency** (at least as accurate, rotating no more). On the frontier: **frecency**, **recency**."))
+        #expect(md.contains("Hit@1 costs stability: **frecency** gains +0.046 over the calmest policy **recency** (0.412 vs 0.366) but rotates 3.10 times per active hour instead of 1.20, 2.6× as many, with flicker 0.120 vs 0.030 and unnecessary rotations 0.410 vs 0.250."))
+        #expect(md.contains("**contextual:half\\_life=14d** is dominated by **recency** (at least as good, rotating no more). On the frontier: **frecency** and **recency**."))
         // Make the most accurate policy also the calmest: the sentence must change with the numbers.
         var calm = ReportFixture.frecency
         calm.rotations = 0.9
         calm.rotationsCI = 0.8...1.0
         let other = ReportRenderer.markdown(ReportFixture.report([calm, ReportFixture.recency, ReportFixture.contextual]))
-        #expect(other.contains("**frecency** is also the calmest policy (0.90 rotations per active hour), so its accuracy costs no stability here."))
-        #expect(!other.contains("Accuracy costs stability"))
+        #expect(other.contains("**frecency** is also the calmest policy (0.90 rotations per active hour), so its hit@1 costs no stability here."))
+        #expect(!other.contains("costs stability:"))
         #expect(other.contains("On the frontier: **frecency**."))
     }
 
@@ -123,18 +112,19 @@ func occurrences(of needle: String, in haystack: String) -> Int {
         c.hitAt1 = 0.380
         c.rotations = 2.0
         let md = ReportRenderer.markdown(ReportFixture.report([ReportFixture.frecency, ReportFixture.recency, c], reference: nil))
-        #expect(md.contains("Every policy is on the accuracy–stability frontier"))
+        #expect(md.contains("Every policy is on the hit@1–stability frontier"))
     }
 
     @Test func tieAndNoTarget() {
         var b = ReportFixture.recency
         b.hitAt1 = 0.4122
         let tie = ReportRenderer.markdown(ReportFixture.report([ReportFixture.frecency, b], reference: nil))
-        #expect(tie.contains("Tie for the best hit@1 (0.412 to three decimals): **frecency** and **recency**; no winner by hit@1."))
+        #expect(tie.contains("No winner by logged hit@1: **recency** leads at 0.412 (95% CI 0.331–0.401), but **frecency** is not behind it beyond chance"))
         #expect(!tie.contains("(winner)"))
 
         var report = ReportFixture.report([ReportFixture.frecency, ReportFixture.recency], reference: nil)
         for i in report.policies.indices { report.policies[i].metrics[.hitAt1] = nil }
+        report.verdict = nil   // as the evaluator leaves it with no hit@1 to rank by
         let none = ReportRenderer.markdown(report)
         #expect(none.contains("No scored decision had a target"))
         #expect(none.contains("| frecency | - |"))
@@ -146,7 +136,7 @@ func occurrences(of needle: String, in haystack: String) -> Int {
         var b = ReportFixture.recency
         b.hitAt1 = 0.4118
         let md = ReportRenderer.markdown(ReportFixture.report([ReportFixture.frecency, b], reference: nil))
-        #expect(md.contains("**recency** matches the best hit@1 (0.412) while rotating least (1.20 rotations per active hour against 3.10 for **frecency**), so the extra rotations buy no accuracy."))
+        #expect(md.contains("**recency** matches the best hit@1 (0.412) while rotating least (1.20 rotations per active hour against 3.10 for **frecency**), so the extra rotations buy nothing."))
     }
 
     @Test func manyPoliciesGetDistinctColoursAndAllCharts() throws {
@@ -171,7 +161,7 @@ func occurrences(of needle: String, in haystack: String) -> Int {
 
     @Test func singlePolicy() {
         let md = ReportRenderer.markdown(ReportFixture.report([ReportFixture.frecency, ReportFixture.oracle], reference: nil))
-        #expect(md.contains("**frecency** is the only policy evaluated besides the oracle; its hit@1 is 0.412 (95% CI 0.380–0.444)."))
+        #expect(md.contains("**frecency** is the only policy ranked besides the oracle; its logged hit@1 is 0.412 (95% CI 0.380–0.444)."))
     }
 
     @Test func offPolicySectionOnlyWithEstimates() {
@@ -222,9 +212,10 @@ func occurrences(of needle: String, in haystack: String) -> Int {
         let md = ReportRenderer.markdown(ReportFixture.report([ReportFixture.frecency, weird], reference: nil, datasetName: "x_[y](z)"))
         #expect(md.contains("# SmartStack evaluation: x\\_\\[y\\](z)\n"))
         #expect(md.contains("| a\\|b \\*c\\* \\<i\\> | 0.366"))
-        // Inside a code span the name is literal; only the table-breaking pipe is escaped.
-        #expect(md.contains("`--reference a\\|b *c* <i>`"))
-        #expect(occurrences(of: "<i>", in: md) == 1)
+        #expect(md.contains("**a\\|b \\*c\\* \\<i\\>**"))
+        #expect(occurrences(of: "<i>", in: md) == 0)
+        // Inside a code span a name is literal; only the table-breaking pipe is escaped.
+        #expect(ReportRenderer.codeSpan("--reference a|b *c* <i>") == "`--reference a\\|b *c* <i>`")
     }
 
     // MARK: HTML
@@ -251,7 +242,7 @@ func occurrences(of needle: String, in haystack: String) -> Int {
 
     @Test func htmlCarriesTheFindingsAndTables() {
         let page = ReportRenderer.html(ReportFixture.report())
-        #expect(page.contains("Winner by hit@1: <strong>frecency</strong> at 0.412"))
+        #expect(page.contains("Winner by logged hit@1: <strong>frecency</strong> at 0.412"))
         #expect(page.contains("<tr class=\"winner\">"))
         #expect(page.contains("<tr class=\"oracle\">"))
         #expect(page.contains("<h2 id=\"paired\">Paired differences against recency</h2>"))
@@ -383,13 +374,17 @@ func occurrences(of needle: String, in haystack: String) -> Int {
         #expect(occurrences(of: "<svg", in: page) == 4)
         #expect(!page.contains("nan") && !md.contains("nan"))
         #expect(!page.contains("<launched>"))
-        #expect(md.contains("| last \\<launched\\> \\& co |") || md.contains("| **last \\<launched\\> \\& co** (winner) |"))
-        // The winner sentence names whichever policy has the better hit@1 in the report.
+        #expect(md.contains("last \\<launched\\> \\& co"))
+        // The verdict names whichever policy has the better hit@1 in the report, a winner only
+        // when its paired interval against the other excludes zero.
         let hits = report.policies.map { $0.metrics[.hitAt1] ?? -1 }
-        let winner = hits[0] > hits[1] ? "configured" : "last \\<launched\\> \\& co"
-        if abs(hits[0] - hits[1]) >= ReportFindings.tieTolerance {
-            #expect(md.contains("Winner by hit@1: **\(winner)**"))
-            #expect(md.contains("The paired 95% interval of the lead on the same decisions is"))
+        let best = hits[0] >= hits[1] ? "configured" : "last \\<launched\\> \\& co"
+        let verdict = try #require(report.verdict)
+        let lead = try #require(verdict.leadInterval)
+        if lead[0] > 0 {
+            #expect(md.contains("Winner by \(report.headlineTitle): **\(best)**"))
+        } else {
+            #expect(md.contains("No winner by \(report.headlineTitle): **\(best)** leads"))
         }
         // The timeline shows both policies' lanes for the day the evaluator picked.
         let timeline = try #require(report.timeline)

@@ -34,7 +34,8 @@ enum ReportFixture {
     /// A report of `figures` (first three decimals as given), with 24 hours of breakdown, a
     /// timeline day over two stacks, optional reference and off-policy estimates.
     static func report(_ figures: [Figures] = [frecency, recency, contextual, oracle], reference: String? = "recency",
-                       withOPE: Bool = true, withTimeline: Bool = true, bootstrap: Int = 1000, datasetName: String = "commuters") -> EvaluationReport {
+                       withOPE: Bool = true, withTimeline: Bool = true, bootstrap: Int = 1000, datasetName: String = "commuters",
+                       leads: [String: ClosedRange<Double>] = [:]) -> EvaluationReport {
         var options = ReplayOptions()
         options.bootstrapResamples = bootstrap
         options.seed = 7
@@ -105,7 +106,27 @@ enum ReportFixture {
             timeline = TimelineSample(user: "u07", date: "2024-01-17", start: "2024-01-17T00:00:00-05:00", end: "2024-01-18T00:00:00-05:00",
                                       stacks: stacks, engagements: engagements)
         }
-        return EvaluationReport(dataset: dataset, options: OptionsSummary(options, reference: reference), policies: policies, timeline: timeline)
+        return EvaluationReport(dataset: dataset, options: OptionsSummary(options, reference: reference), policies: policies,
+                                timeline: timeline, verdict: verdict(figures, bootstrap: bootstrap, leads: leads))
+    }
+
+    /// The verdict on the figures' hit@1 (the fixture's reports are logged): the best first,
+    /// each other's difference to it with the interval `leads` gives it, by default the
+    /// difference ± 0.025 (so a lead under 0.025 is a tie), none without bootstrap.
+    static func verdict(_ figures: [Figures], bootstrap: Int, leads: [String: ClosedRange<Double>]) -> Verdict? {
+        let ranked = figures.filter { !ReportFindings.isOracle($0.name) }.enumerated()
+            .sorted { $0.element.hitAt1 != $1.element.hitAt1 ? $0.element.hitAt1 > $1.element.hitAt1 : $0.offset < $1.offset }
+            .map(\.element)
+        guard let best = ranked.first else { return nil }
+        let differences = ranked.dropFirst().map { f -> VerdictDifference in
+            let d = best.hitAt1 - f.hitAt1
+            let ci = bootstrap > 0 ? (leads[f.name] ?? (d - 0.025)...(d + 0.025)) : nil
+            return VerdictDifference(policy: f.name, difference: d, interval: ci.map { [$0.lowerBound, $0.upperBound] })
+        }
+        let tied = [best.name] + differences.filter { ($0.interval?[0] ?? 0) <= 0 }.map(\.policy)
+        return Verdict(metric: "hit_at_1", ranking: ranked.map(\.name), best: best.name, tied: tied,
+                       winner: tied.count == 1 && !differences.isEmpty ? best.name : nil, runnerUp: differences.first?.policy,
+                       lead: differences.first?.difference, leadInterval: differences.first?.interval, differences: differences)
     }
 }
 

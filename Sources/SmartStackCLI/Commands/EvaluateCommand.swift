@@ -12,10 +12,16 @@ public struct EvaluateCommand: SubcommandProtocol {
 
         Every user's events are replayed in time order; at each decision point (each screen_on,
         or, for users without screen_on, just before each engagement of a stacked widget) every
-        policy picks the top of each stack from the events strictly before that instant. The
-        target is the stack's first widget engaged within the window after it. Accuracy (hit@1,
-        hit@3, MRR, nDCG@3), stability (rotations per active hour, flicker, dwell, unnecessary
-        rotations, coverage) and 95% bootstrap intervals over user-days are reported.
+        policy picks the top of each stack from the events strictly before that instant.
+
+        The headline measure depends on the data. With a truth file (--truth), each policy's
+        counterfactual engagement: the probability that its own top is what the person came
+        for, against the ceiling of the best widget. Without one, but with widget_impression
+        events carrying a propensity, off-policy estimates of each policy's engagement. Else
+        hit@1 against the logged engagements, which favours the policy that produced the log.
+        Accuracy (hit@1, hit@3, MRR, nDCG@3), stability (rotations per active hour, flicker,
+        dwell, unnecessary rotations, coverage) and 95% bootstrap intervals over user-days are
+        reported for every policy, and a winner only when its lead excludes zero.
 
         USAGE: \(usage)
 
@@ -30,9 +36,10 @@ public struct EvaluateCommand: SubcommandProtocol {
                                   is found) (default: all)
           --reference <policy>    Report every other policy's paired difference against
                                   this one
-          --truth <file>          Ground truth for the oracle policy (default:
-                                  <dataset>.truth.jsonl next to the first dataset file,
-                                  when present)
+          --truth <file>          Ground truth (Datasets/FORMAT.md): the policies are
+                                  then measured by counterfactual engagement and the
+                                  oracle can run (default: <dataset>.truth.jsonl
+                                  next to the first dataset file, when present)
         \(ReplayArguments.replayHelp)
         \(rotationHelp)
           --seed <n>              Seed of the policies and the bootstrap (default: 0)
@@ -77,12 +84,15 @@ public struct EvaluateCommand: SubcommandProtocol {
     public var quiet: Bool
     /// Where to write the partial result instead of a report.
     public var partialPath: String?
+    /// The arguments as given (the report's provenance).
+    public var arguments: [String]
 
     /// Parses the arguments (pure: nothing is read or checked on disk).
     public init(arguments: [String]) throws(UsageError) {
         let args = try ParsedArguments(arguments,
             options: ReplayArguments.options.union(["--policies", "--reference", "--truth", "--bootstrap", "--threads", "--report", "--partial"]),
             flags: ReplayArguments.flags.union(["--json", "--quiet"]))
+        self.arguments = arguments
         let replay = try ReplayArguments(args, command: Self.name)
         datasets = replay.datasets
         database = replay.database
@@ -128,13 +138,24 @@ public struct EvaluateCommand: SubcommandProtocol {
         return candidates.first { FileManager.default.fileExists(atPath: $0) }
     }
 
-    /// Builds one factory per policy (validating names and parameters with the engine).
-    func policyFactories() throws -> [PolicyFactory] {
+    /// The ground truth of the counterfactual measure and the oracle, read once: `--truth`, or
+    /// the one found next to the first dataset file; `nil` when there is none.
+    func loadTruth() throws -> EvaluationTruth? {
+        guard let path = truthFile() else { return nil }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw CommandFailure("cannot read the truth file '\(path)': \(FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")")
+        }
+        do { return try EvaluationTruth(path: path) } catch { throw CommandFailure("invalid truth file: \(error)") }
+    }
+
+    /// Builds one factory per policy (validating names and parameters with the engine); the
+    /// oracle reads `truth`.
+    func policyFactories(truth: EvaluationTruth?) throws -> [PolicyFactory] {
         var names: [String] = []
         for p in policies {
             if p == "all" {
                 names += Self.builtInPolicies
-                if truthFile() != nil { names.append("oracle") }
+                if truth != nil { names.append("oracle") }
             } else {
                 names.append(p)
             }
@@ -143,12 +164,10 @@ public struct EvaluateCommand: SubcommandProtocol {
         var factories: [PolicyFactory] = []
         for n in names where seen.insert(n).inserted {
             if n == "oracle" {
-                guard let path = truthFile() else {
+                guard let truth else {
                     throw UsageError("the oracle policy needs the dataset's ground truth: give --truth <file> (looked for <dataset>.truth.jsonl)")
                 }
-                do { factories.append(try OracleSupport.factory(truthPath: path, rotation: options.rotation)) } catch {
-                    throw CommandFailure("cannot use the oracle: \(error)")
-                }
+                factories.append(OracleSupport.factory(truth: truth, rotation: options.rotation))
                 continue
             }
             do {
@@ -162,7 +181,8 @@ public struct EvaluateCommand: SubcommandProtocol {
 
     public func run(_ output: CommandOutput) throws -> Int32 {
         let source = try ReplayArguments.source(datasets: datasets, database: database)
-        let factories = try policyFactories()
+        let truth = try loadTruth()
+        let factories = try policyFactories(truth: truth)
         if let reference, !factories.contains(where: { $0.name == reference }) {
             throw UsageError("reference policy '\(reference)' is not among the evaluated policies (\(factories.map(\.name).joined(separator: ", ")))")
         }
@@ -175,7 +195,8 @@ public struct EvaluateCommand: SubcommandProtocol {
         }
         if let partialPath {
             do {
-                let partial = try Evaluator(options: options).partial(source, policies: factories, reference: reference, progress: progress)
+                let partial = try Evaluator(options: options).partial(source, policies: factories, reference: reference,
+                                                                      truth: truth, progress: progress)
                 if showProgress { output.standardError("\r\u{1B}[K") }
                 try partial.write(to: partialPath)
                 output.printError("partial of \(partial.userCount) users written to \(partialPath)")
@@ -187,20 +208,49 @@ public struct EvaluateCommand: SubcommandProtocol {
         }
         let report: EvaluationReport
         do {
-            report = try Evaluator(options: options).evaluate(source, policies: factories, reference: reference, progress: progress)
+            report = try Evaluator(options: options).evaluate(source, policies: factories, reference: reference,
+                                                              truth: truth, progress: progress)
         } catch let error as EvaluationError {
             if showProgress { output.standardError("\r\u{1B}[K") }
             throw CommandFailure(error.message)
         }
         if showProgress { output.standardError("\r\u{1B}[K") }
-        try Self.publish(report, directory: reportDirectory, json: json, output: output)
+        try Self.publish(report, directory: reportDirectory, json: json, output: output,
+                         provenance: Self.provenance(subcommand: Self.name, arguments: arguments))
         return 0
+    }
+
+    /// The provenance of a report made by `smartstack <subcommand> <arguments>` now: the
+    /// version, the command shell-quoted, and the time, `SOURCE_DATE_EPOCH` when set (so a
+    /// report can be reproduced byte for byte), else the clock's.
+    static func provenance(subcommand: String, arguments: [String],
+                           environment: [String: String] = ProcessInfo.processInfo.environment) -> ReportProvenance {
+        let words = ["smartstack", subcommand] + arguments
+        let command = words.map(shellQuoted).joined(separator: " ")
+        var seconds = Date().timeIntervalSince1970.rounded(.down)
+        if let epoch = environment["SOURCE_DATE_EPOCH"], let value = Int64(epoch) { seconds = Double(value) }
+        let time = EventTime(nanosecondsSinceEpoch: Int64(seconds) * 1_000_000_000, utcOffsetSeconds: 0)
+        return ReportProvenance(version: CommandLineTool.version, command: command, generated: time.rfc3339)
+    }
+
+    /// `word` as a POSIX shell reads it back: unchanged when it holds only safe characters,
+    /// else in single quotes.
+    static func shellQuoted(_ word: String) -> String {
+        let safe = word.unicodeScalars.allSatisfy { c in
+            (c.value < 128 && (CharacterSet.alphanumerics.contains(c) || "@%+=:,./_-".unicodeScalars.contains(c)))
+        }
+        if safe && !word.isEmpty { return word }
+        return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     /// Prints skipped users, writes report.json/.md/.html into `directory` and prints the table
     /// (or report.json with `json`): what `evaluate` and `merge` show of a report.
-    static func publish(_ report: EvaluationReport, directory: String?, json: Bool, output: CommandOutput) throws {
+    static func publish(_ report: EvaluationReport, directory: String?, json: Bool, output: CommandOutput,
+                        provenance: ReportProvenance? = nil) throws {
+        var report = report
+        if let provenance { report.provenance = provenance }
         for s in report.dataset.usersSkipped { output.printError("warning: user '\(s.user)' skipped: \(s.reason)") }
+        for w in report.warnings { output.printError("warning: \(w)") }
         if let dir = directory {
             do {
                 try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

@@ -53,9 +53,12 @@ public struct MergeCommand: SubcommandProtocol, Hashable {
     public var name: String?
     public var sources: [String]?
     public var threads: Int
+    /// The arguments as given (the report's provenance).
+    public var arguments: [String]
 
     /// Parses the arguments (nothing is read).
     public init(arguments: [String]) throws(UsageError) {
+        self.arguments = arguments
         let args = try ParsedArguments(arguments, options: ["--report", "--name", "--source", "--threads"], flags: ["--json"])
         partials = args.positional
         guard !partials.isEmpty else { throw UsageError("missing argument <partial ...>") }
@@ -68,14 +71,21 @@ public struct MergeCommand: SubcommandProtocol, Hashable {
         if let v = args.value("--threads") { threads = try ReplayArguments.parseCount(v, option: "--threads", minimum: 1) }
     }
 
+    /// The warning a merge of partials made without a truth file carries: the oracle and the
+    /// counterfactual measure are then missing, which a shard's own `evaluate` cannot notice
+    /// (no `<shard>.truth.jsonl` lies beside a shard file).
+    public static let noTruthWarning = "the partials were evaluated without a truth file, so the report has no counterfactual measure and no oracle; if the data has a ground truth, give every shard's 'evaluate --partial' the same --truth <file>"
+
     public func run(_ output: CommandOutput) throws -> Int32 {
-        let report: EvaluationReport
+        var report: EvaluationReport
         do {
             report = try Evaluator.merge(files: partials, name: name, sources: sources, threads: threads)
         } catch let error as EvaluationError {
             throw CommandFailure(error.message)
         }
-        try EvaluateCommand.publish(report, directory: reportDirectory, json: json, output: output)
+        if report.truth == nil { report.warnings.append(Self.noTruthWarning) }
+        try EvaluateCommand.publish(report, directory: reportDirectory, json: json, output: output,
+                                    provenance: EvaluateCommand.provenance(subcommand: Self.name, arguments: arguments))
         return 0
     }
 }

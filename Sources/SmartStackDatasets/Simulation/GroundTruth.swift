@@ -172,18 +172,19 @@ public struct GroundTruthError: Error, Sendable, Hashable, CustomStringConvertib
 /// e.probability(of: "calendar")
 /// ```
 public struct GroundTruth: Sendable {
-    private struct Key: Hashable, Sendable {
-        var user: String
-        var stack: String
-    }
     private struct Series: Sendable {
         var times: [Int64] = []
         var indices: [Int32] = []
     }
 
     private var all: [GroundTruthEntry]
-    private var index: [Key: Series] = [:]
-    private var source: String
+    /// The 1-based line of each entry in its file (its position in `entries` when built from
+    /// entries).
+    private var lines: [Int32]
+    /// Per user, per stack, the entries in time order.
+    private var index: [String: [String: Series]] = [:]
+    /// The file or description the entries come from, as errors name it.
+    public private(set) var source: String
     /// The loaded file's size and CRC-32, `<bytes>:<crc32 in 8 hex digits>` (`nil` when built
     /// from entries): what tells two ground-truth files apart wherever they are.
     public private(set) var fileDigest: String?
@@ -193,28 +194,38 @@ public struct GroundTruth: Sendable {
     /// - Throws: ``GroundTruthError`` when two entries share user, stack and instant.
     /// - Complexity: O(n log n).
     public init(entries: [GroundTruthEntry], source: String = "ground truth") throws(GroundTruthError) {
+        try self.init(entries: entries, lines: entries.indices.map { Int32(truncatingIfNeeded: $0 + 1) }, source: source)
+    }
+
+    /// Builds a ground truth from entries read from lines `lines` of `source`.
+    private init(entries: [GroundTruthEntry], lines: [Int32], source: String) throws(GroundTruthError) {
         self.all = entries
+        self.lines = lines
         self.source = source
-        var lines: [Key: [(Int64, Int32)]] = [:]
+        var grouped: [String: [String: [(Int64, Int32)]]] = [:]
         for (i, e) in entries.enumerated() {
-            lines[Key(user: e.user, stack: e.stack), default: []].append((e.time.nanosecondsSinceEpoch, Int32(i)))
+            grouped[e.user, default: [:]][e.stack, default: []].append((e.time.nanosecondsSinceEpoch, Int32(i)))
         }
-        for (key, var list) in lines {
-            list.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
-            var series = Series()
-            series.times.reserveCapacity(list.count)
-            series.indices.reserveCapacity(list.count)
-            for (t, i) in list {
-                if let last = series.times.last, last == t {
-                    let first = Int(series.indices[series.indices.count - 1])
-                    throw GroundTruthError(
-                        file: source, line: Int(i) + 1, field: "time",
-                        message: "duplicate decision point: user \(key.user), stack \(key.stack) at \(entries[Int(i)].time.rfc3339) already given by entry \(first + 1)")
+        for (user, stacks) in grouped {
+            var userIndex: [String: Series] = [:]
+            for (stack, var list) in stacks {
+                list.sort { $0.0 != $1.0 ? $0.0 < $1.0 : $0.1 < $1.1 }
+                var series = Series()
+                series.times.reserveCapacity(list.count)
+                series.indices.reserveCapacity(list.count)
+                for (t, i) in list {
+                    if let last = series.times.last, last == t {
+                        let first = Int(series.indices[series.indices.count - 1])
+                        throw GroundTruthError(
+                            file: source, line: Int(lines[Int(i)]), field: "time",
+                            message: "duplicate decision point: user \(user), stack \(stack) at \(entries[Int(i)].time.rfc3339) already given on line \(lines[first])")
+                    }
+                    series.times.append(t)
+                    series.indices.append(i)
                 }
-                series.times.append(t)
-                series.indices.append(i)
+                userIndex[stack] = series
             }
-            index[key] = series
+            index[user] = userIndex
         }
     }
 
@@ -239,6 +250,7 @@ public struct GroundTruth: Sendable {
         }
         defer { fclose(file) }
         var entries: [GroundTruthEntry] = []
+        var kept: [Int32] = []
         var carry: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         var lineNumber = 0
@@ -253,6 +265,7 @@ public struct GroundTruth: Sendable {
             if let users, !users.contains(entry.user) { return }
             if !includingIntent { entry.intent = nil }
             entries.append(entry)
+            kept.append(Int32(truncatingIfNeeded: lineNumber))
         }
         while true {
             let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
@@ -280,7 +293,7 @@ public struct GroundTruth: Sendable {
             let which = users.map { " for users " + $0.sorted().joined(separator: ", ") } ?? ""
             throw GroundTruthError(file: path, line: 0, field: nil, message: "the ground-truth file has no entries" + which)
         }
-        var truth = try GroundTruth(entries: entries, source: path)
+        var truth = try GroundTruth(entries: entries, lines: kept, source: path)
         let hex = String(crc, radix: 16)
         truth.fileDigest = "\(size):" + String(repeating: "0", count: 8 - hex.count) + hex
         return truth
@@ -291,11 +304,13 @@ public struct GroundTruth: Sendable {
     /// - Complexity: O(n log n).
     public static func parse(_ text: String, name: String = "<memory>") throws(GroundTruthError) -> GroundTruth {
         var entries: [GroundTruthEntry] = []
+        var lines: [Int32] = []
         for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             if line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { continue }
             entries.append(try GroundTruthFormat.parse(Array(line.utf8), file: name, line: i + 1))
+            lines.append(Int32(truncatingIfNeeded: i + 1))
         }
-        return try GroundTruth(entries: entries, source: name)
+        return try GroundTruth(entries: entries, lines: lines, source: name)
     }
 
     /// The number of entries.
@@ -304,14 +319,14 @@ public struct GroundTruth: Sendable {
     /// The users present, sorted.
     ///
     /// - Complexity: O(n).
-    public var users: [String] { Array(Set(index.keys.map(\.user))).sorted() }
+    public var users: [String] { index.keys.sorted() }
 
     /// Every entry of `user`, in time order; entries at the same instant in their input order.
     ///
     /// - Complexity: O(n log n) in the user's entries.
     public func entries(user: String) -> [GroundTruthEntry] {
         var list: [Int32] = []
-        for (key, series) in index where key.user == user { list += series.indices }
+        for series in (index[user] ?? [:]).values { list += series.indices }
         list.sort { a, b in
             let ta = all[Int(a)].time.nanosecondsSinceEpoch, tb = all[Int(b)].time.nanosecondsSinceEpoch
             return ta != tb ? ta < tb : a < b
@@ -324,8 +339,8 @@ public struct GroundTruth: Sendable {
     /// - Throws: ``GroundTruthError`` when there is none, naming the nearest decision points.
     /// - Complexity: O(log n).
     public func entry(user: String, stack: String, at time: EventTime) throws(GroundTruthError) -> GroundTruthEntry {
-        guard let series = index[Key(user: user, stack: stack)] else {
-            let known = index.keys.contains { $0.user == user }
+        guard let series = index[user]?[stack] else {
+            let known = index[user] != nil
             throw GroundTruthError(
                 file: source, line: 0, field: nil,
                 message: known ? "no ground truth for stack '\(stack)' of user '\(user)'"
@@ -344,5 +359,63 @@ public struct GroundTruth: Sendable {
         throw GroundTruthError(
             file: source, line: 0, field: nil,
             message: "no ground truth for user '\(user)', stack '\(stack)' at exactly \(time.rfc3339) (decision points are the screen_on times; nearest \(near.joined(separator: ", ")))")
+    }
+}
+
+// MARK: - One user's truth, for the evaluator
+
+extension GroundTruth {
+    /// The ground truth of one user, by stack in time order: what a replay of that user looks up
+    /// at each decision (``UserGroundTruth/entry(stack:atOrBefore:notBefore:)``).
+    ///
+    /// - Complexity: O(stacks + entries of the user) to copy its entries.
+    public func user(_ user: String) -> UserGroundTruth? {
+        guard let stacks = index[user] else { return nil }
+        var out: [String: UserGroundTruth.Series] = [:]
+        for (stack, series) in stacks {
+            out[stack] = UserGroundTruth.Series(times: series.times, entries: series.indices.map { all[Int($0)] },
+                                                lines: series.indices.map { lines[Int($0)] })
+        }
+        return UserGroundTruth(user: user, source: source, stacks: out)
+    }
+}
+
+/// One user's ground truth (``GroundTruth/user(_:)``): each stack's entries in time order.
+///
+/// ```swift
+/// let mine = try GroundTruth.load(path: "Datasets/commuter.truth.jsonl").user("commuter-00")!
+/// let e = mine.entry(stack: "top", atOrBefore: t, notBefore: t)   // exactly at t
+/// ```
+public struct UserGroundTruth: Sendable {
+    /// A stack's entries, in time order, with their times (ns) and lines in the file.
+    public struct Series: Sendable {
+        public var times: [Int64]
+        public var entries: [GroundTruthEntry]
+        public var lines: [Int32]
+    }
+
+    /// The user.
+    public let user: String
+    /// The file the entries come from.
+    public let source: String
+    /// The entries of each stack.
+    public let stacks: [String: Series]
+
+    /// The user's entries, all stacks together.
+    public var lineCount: Int { stacks.values.reduce(0) { $0 + $1.times.count } }
+
+    /// The latest entry of `stack` at or before `ns` and not before `earliest` (nanoseconds
+    /// since 1970), with its line in the file; `nil` when there is none.
+    ///
+    /// - Complexity: O(log n) in the stack's entries.
+    public func entry(stack: String, atOrBefore ns: Int64, notBefore earliest: Int64) -> (entry: GroundTruthEntry, line: Int)? {
+        guard let series = stacks[stack] else { return nil }
+        var lo = 0, hi = series.times.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if series.times[mid] <= ns { lo = mid + 1 } else { hi = mid }
+        }
+        guard lo > 0, series.times[lo - 1] >= earliest else { return nil }
+        return (series.entries[lo - 1], Int(series.lines[lo - 1]))
     }
 }

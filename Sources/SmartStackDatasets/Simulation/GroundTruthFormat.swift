@@ -185,6 +185,27 @@ enum GroundTruthFormat {
             if let engaged, !distribution.contains(where: { $0.widget == engaged }) {
                 throw fail("engaged", "widget '\(engaged)' is not in the distribution")
             }
+            // Probabilities of one session's engagement: they sum to at most 1 (the rest is
+            // engaging none of the stack's widgets), up to the files' 4-decimal rounding.
+            let tolerance = 1e-3
+            let total = distribution.reduce(0) { $0 + $1.probability }
+            guard total <= 1 + tolerance else {
+                throw fail("distribution", "probabilities sum to \(total), more than 1 (they are the chances of engaging each widget in one session)")
+            }
+            if let lift {
+                guard lift.isFinite, lift >= 0, lift <= 1 else {
+                    throw fail("lift", "the display lift \(lift) is not a probability in [0, 1]")
+                }
+            }
+            if let intent {
+                let intended = intent.reduce(0) { $0 + $1.probability }
+                guard intended <= 1 + tolerance else {
+                    throw fail("intent", "probabilities sum to \(intended), more than 1")
+                }
+                if let stray = intent.first(where: { p in !distribution.contains { $0.widget == p.widget } }) {
+                    throw fail("intent", "widget '\(stray.widget)' is not in the distribution")
+                }
+            }
             return GroundTruthEntry(user: user, time: time, stack: stack, distribution: distribution,
                                     engaged: engaged, shown: shown, lift: lift, intent: intent)
         }

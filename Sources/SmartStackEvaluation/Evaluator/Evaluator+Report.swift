@@ -4,10 +4,10 @@ extension Evaluator {
     /// The report of replay results sorted by user id (`evaluate`'s last step): each result
     /// goes to a `ReportBuilder` and is then let go.
     func assemble(name: String, sources: [String], scan: UserEventReader.Scan, results: consuming [UserReplayResult],
-                  policyNames: [String], referenceIndex: Int?) throws -> EvaluationReport {
+                  policyNames: [String], referenceIndex: Int?, truth: TruthFile?) throws -> EvaluationReport {
         let impressions = results.reduce(0) { $0 + ($1.skipReason == nil ? $1.impressions.count : 0) }
         var builder = ReportBuilder(options: options, policyNames: policyNames, referenceIndex: referenceIndex,
-                                    impressions: impressions)
+                                    impressions: impressions, truth: truth)
         for i in results.indices {
             let r = results[i]
             results[i] = UserReplayResult(user: r.user)
@@ -16,6 +16,13 @@ extension Evaluator {
         }
         return try builder.report(name: name, sources: sources, events: scan.totalEvents, first: scan.first, last: scan.last)
     }
+}
+
+/// The truth file of an evaluation as reports and partials identify it.
+struct TruthFile: Sendable, Hashable {
+    var file: PolicyInputFile
+    /// Lines (entries) in the file.
+    var lines: Int
 }
 
 /// Builds a report from users' replay results given one at a time in increasing order of user
@@ -36,13 +43,20 @@ struct ReportBuilder {
     private var lastUser: String?
     private var users = 0, evaluated = 0, events = 0, mergedRepeats = 0, decisionPoints = 0, screenOnUsers = 0
     private var skipped: [SkippedUser] = []
+    private let truth: TruthFile?
+    private var truthMatches = TruthMatches()
+    /// Impressions per logging policy name, and the order names were first met.
+    private var loggers: [String: Int] = [:]
+    private var loggerOrder: [String] = []
 
     /// A builder for `policyNames`; `impressions` is the number of logged impressions of all
-    /// evaluated users to come (the off-policy sample is drawn in one pass).
-    init(options: ReplayOptions, policyNames: [String], referenceIndex: Int?, impressions: Int) {
+    /// evaluated users to come (the off-policy sample is drawn in one pass); `truth` the truth
+    /// file the users were replayed with, if any.
+    init(options: ReplayOptions, policyNames: [String], referenceIndex: Int?, impressions: Int, truth: TruthFile? = nil) {
         self.options = options
         self.policyNames = policyNames
         self.referenceIndex = referenceIndex
+        self.truth = truth
         table = ScoredDays(policies: policyNames.count)
         hours = Array(repeating: Array(repeating: DecisionTally(), count: 24), count: policyNames.count)
         byUser = Array(repeating: [], count: policyNames.count)
@@ -61,10 +75,18 @@ struct ReportBuilder {
         users += 1
         events += r.events
         mergedRepeats += r.mergedRepeats
+        for l in r.loggingPolicies {
+            if loggers[l.name] == nil { loggerOrder.append(l.name) }
+            loggers[l.name, default: 0] += l.impressions
+        }
         guard r.skipReason == nil else {
             skipped.append(SkippedUser(user: r.user, reason: r.skipReason ?? ""))
+            // A user without stacks has no decision: its truth lines name stacks it never had.
+            truthMatches.lines += r.truthMatches.lines
+            truthMatches.unknownStackLines += r.truthMatches.lines
             return
         }
+        truthMatches += r.truthMatches
         evaluated += 1
         decisionPoints += r.decisionPoints
         if r.rule == .screenOn { screenOnUsers += 1 }
@@ -103,6 +125,7 @@ struct ReportBuilder {
         guard offPolicy.impressionsGiven == offPolicy.total else {
             throw EvaluationError("the partials announce \(offPolicy.total) logged impressions but hold \(offPolicy.impressionsGiven)")
         }
+        let truthSummary = try summariseTruth()
         table.finish()
         let threads = max(1, options.threads)
         let boot = Bootstrap.run(table, resamples: options.bootstrapResamples, seed: options.seed,
@@ -128,8 +151,74 @@ struct ReportBuilder {
             usersEvaluated: evaluated, usersSkipped: skipped, decisionPoints: decisionPoints,
             usersWithScreenOn: screenOnUsers, userDays: table.unitCount, first: first?.rfc3339, last: last?.rfc3339)
         let referenceName = referenceIndex.map { policyNames[$0] }
+        let measure: EvaluationMeasure = truthSummary.map { $0.decisionsWithTruth > 0 } == true ? .counterfactual
+            : reports.contains { $0.ope?.estimates?[.doublyRobust()]?.value != nil } ? .offPolicy : .logged
+        let verdict = VerdictBuilder(measure: measure, policies: reports, bootstrap: boot, offPolicy: offPolicy,
+                                     resamples: options.bootstrapResamples, seed: options.seed).verdict
+        let loggingPolicies = loggerOrder.map { LoggingPolicy(name: $0, impressions: loggers[$0] ?? 0) }
+            .enumerated().sorted { $0.element.impressions != $1.element.impressions ? $0.element.impressions > $1.element.impressions : $0.offset < $1.offset }
+            .map(\.element)
         return EvaluationReport(dataset: dataset, options: OptionsSummary(options, reference: referenceName),
-                                policies: reports, timeline: day?.sample)
+                                policies: reports, timeline: day?.sample, measure: measure, verdict: verdict,
+                                truth: truthSummary, loggingPolicies: loggingPolicies, warnings: warnings(truthSummary))
+    }
+
+    /// The truth summary, `nil` without a truth file.
+    ///
+    /// - Throws: `EvaluationError` when the truth matches none of the scored decisions (the
+    ///   truth of another dataset, or of other users).
+    private func summariseTruth() throws(EvaluationError) -> TruthSummary? {
+        guard let truth else { return nil }
+        let m = truthMatches
+        let measured = m.atInstant + m.earlier
+        var lift: Double?
+        if measured > 0, let first = policyNames.indices.first {
+            var total = DecisionTally()
+            for h in hours[first] { total += h }
+            lift = m.withIntent > 0 ? total.displayLift : nil
+        }
+        let summary = TruthSummary(
+            file: truth.file.path, digest: truth.file.digest, lines: truth.lines, decisionsWithTruth: measured,
+            matchedAtInstant: m.atInstant, matchedEarlier: m.earlier, leftOutWithoutLine: m.missing,
+            leftOutUnknownWidget: m.unknownWidget, linesOfUnknownUsers: max(0, truth.lines - m.lines),
+            linesOfUnknownStacks: m.unknownStackLines, displayLift: lift)
+        guard measured > 0 else {
+            var why = "none of its \(truth.lines) lines matches one of the \(m.missing + m.unknownWidget) scored decisions"
+            if summary.linesOfUnknownUsers == truth.lines {
+                why += " (it names none of the data's users)"
+            } else if m.unknownWidget > 0, let example = m.firstUnknownWidget {
+                why += " (\(m.unknownWidget) lines name widgets their stack does not hold, e.g. \(example))"
+            } else {
+                why += " (no line is at a decision point: the truth's times are the screen_on instants it was written for)"
+            }
+            throw EvaluationError("the truth file '\(truth.file.path)' does not describe this dataset: \(why)")
+        }
+        return summary
+    }
+
+    /// What the reader should know about how the truth met the data.
+    private func warnings(_ t: TruthSummary?) -> [String] {
+        guard let t else { return [] }
+        var out: [String] = []
+        let scored = t.decisionsWithTruth + t.leftOutWithoutLine + t.leftOutUnknownWidget
+        if t.leftOutWithoutLine > 0 {
+            out.append("\(t.leftOutWithoutLine) of \(scored) scored decisions have no line in the truth file '\(t.file)' and are left out of the counterfactual measure")
+        }
+        if t.leftOutUnknownWidget > 0 {
+            var w = "\(t.leftOutUnknownWidget) scored decisions are left out of the counterfactual measure: their truth line names a widget the stack did not hold"
+            if let e = truthMatches.firstUnknownWidget { w += " (first: \(e))" }
+            out.append(w)
+        }
+        if t.matchedEarlier > 0 {
+            out.append("\(t.matchedEarlier) decisions of users without screen_on were matched to the truth line of the session their engagement belongs to (the latest line within the attribution window before it)")
+        }
+        if t.linesOfUnknownUsers > 0 {
+            out.append("\(t.linesOfUnknownUsers) lines of the truth file name users not in the data and were skipped")
+        }
+        if t.linesOfUnknownStacks > 0 {
+            out.append("\(t.linesOfUnknownStacks) lines of the truth file name stacks their user never configured and were skipped")
+        }
+        return out
     }
 }
 

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import SmartStack
+import SmartStackDatasets
 
 /// Replays recorded sessions through policies and measures them side by side.
 ///
@@ -34,11 +35,15 @@ public struct Evaluator: Sendable {
     ///
     /// - Parameters:
     ///   - reference: the name of one of `policies` to compare the others against (paired).
+    ///   - truth: the dataset's ground truth, when it has one: every policy is then measured by
+    ///     its counterfactual engagement (`Metric.counterfactualEngagement`), the headline.
     ///   - progress: called about five times a second from a background thread while running.
-    /// - Throws: `EvaluationError` for unreadable or unusable data.
+    /// - Throws: `EvaluationError` for unreadable or unusable data, or a truth file that matches
+    ///   none of the scored decisions.
     /// - Complexity: O(events × policies) for the replay, plus
     ///   O(resamples × policies × user-days) for the bootstrap, divided among threads.
     public func evaluate(_ source: EvaluationSource, policies: [PolicyFactory], reference: String? = nil,
+                         truth: EvaluationTruth? = nil,
                          progress: (@Sendable (ReplayProgress) -> Void)? = nil) throws -> EvaluationReport {
         guard !policies.isEmpty else { throw EvaluationError("no policy to evaluate") }
         var referenceIndex: Int?
@@ -53,14 +58,15 @@ public struct Evaluator: Sendable {
         reporter?.start()
         defer { reporter?.stop() }
 
-        let replayed = try replayUsers(source, policies: policies, counters: counters)
+        let replayed = try replayUsers(source, policies: policies, truth: truth?.truth, counters: counters)
         counters.phase.store(2, ordering: .relaxed)
         return try assemble(name: source.name, sources: source.descriptions, scan: replayed.scan, results: replayed.results,
-                            policyNames: policies.map(\.name), referenceIndex: referenceIndex)
+                            policyNames: policies.map(\.name), referenceIndex: referenceIndex,
+                            truth: truth.map { TruthFile(file: $0.file, lines: $0.lines) })
     }
 
     /// Replays every user in parallel; results sorted by user id.
-    func replayUsers(_ source: EvaluationSource, policies: [PolicyFactory], counters: ProgressCounters)
+    func replayUsers(_ source: EvaluationSource, policies: [PolicyFactory], truth: GroundTruth?, counters: ProgressCounters)
         throws -> (scan: UserEventReader.Scan, results: [UserReplayResult]) {
         let threads = max(1, options.threads)
         let queue = WorkQueue(capacity: threads)
@@ -81,10 +87,12 @@ public struct Evaluator: Sendable {
                         let events = Self.timeOrdered(item.events)
                         let userSeed = SeededGenerator.mix(options.seed, SeededGenerator.hash(item.user))
                         let instances = try policies.map { try $0.make(item.user, userSeed) }
-                        let r = try replay.run(user: item.user, events: events, policies: instances,
-                                               collectImpressions: collectImpressions) { n in
+                        let userTruth = truth?.user(item.user)
+                        var r = try replay.run(user: item.user, events: events, policies: instances,
+                                               collectImpressions: collectImpressions, truth: userTruth) { n in
                             counters.events.add(n, ordering: .relaxed)
                         }
+                        r.truthMatches.lines = userTruth?.lineCount ?? 0
                         counters.decisionPoints.add(r.decisionPoints, ordering: .relaxed)
                         results.withLock { $0.append((item.generation, r)) }
                     } catch {

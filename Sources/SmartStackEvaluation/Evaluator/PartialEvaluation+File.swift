@@ -88,6 +88,13 @@ extension PartialEvaluation {
         w.key("last"); write(h.last, &w)
         w.key("users"); w.int(h.users)
         w.key("impressions"); w.int(h.impressions)
+        w.key("truth")
+        if let t = h.truth {
+            w.raw("{"); w.key("path", first: true); w.string(t.file.path); w.key("digest"); w.string(t.file.digest)
+            w.key("lines"); w.int(t.lines); w.raw("}")
+        } else {
+            w.raw("null")
+        }
         w.raw("}")
     }
 
@@ -134,6 +141,17 @@ extension PartialEvaluation {
         try s.key("last"); let last = try readTime(&s)
         try s.key("users"); let users = try s.int()
         try s.key("impressions"); let impressions = try s.int()
+        try s.key("truth")
+        var truth: TruthFile?
+        if try !s.takeNull() {
+            try s.expect("{")
+            try s.key("path", first: true); let path = try s.string()
+            try s.key("digest"); let digest = try s.string()
+            try s.key("lines"); let lines = try s.int()
+            try s.expect("}")
+            guard lines >= 0 else { throw s.failure("a negative count of truth lines") }
+            truth = TruthFile(file: PolicyInputFile(path: path, digest: digest), lines: lines)
+        }
         try s.expect("}")
         try s.end()
         guard !policies.isEmpty else { throw s.failure("no policy") }
@@ -143,7 +161,7 @@ extension PartialEvaluation {
                               bootstrapResamples: resamples, flickerWindow: flicker, offPolicyEstimates: ope,
                               offPolicyRoundLimit: limit, reference: reference)
         return Header(name: name, sources: sources, options: options, policies: policies, policyFiles: files,
-                      events: events, first: first, last: last, users: users, impressions: impressions)
+                      events: events, first: first, last: last, users: users, impressions: impressions, truth: truth)
     }
 
     private static func write(_ t: EventTime?, _ w: inout PartialWriter) {

@@ -17,6 +17,16 @@ extension PartialEvaluation {
             w.raw("["); w.double(i.propensity); w.raw(","); w.int(i.actionCount); w.raw(","); w.int(i.loggedAction)
             w.raw(","); w.int(i.stack); w.raw(","); w.int(i.hour); w.raw(","); w.int(i.isEngaged ? 1 : 0); w.raw("]")
         }
+        w.key("logging_policies"); w.array(u.loggingPolicies) { w, l in
+            w.raw("["); w.string(l.name); w.raw(","); w.int(l.impressions); w.raw("]")
+        }
+        let m = u.truthMatches
+        w.key("truth"); w.raw("[")
+        for (k, v) in [m.lines, m.atInstant, m.earlier, m.withIntent, m.unknownWidget, m.missing, m.unknownStackLines].enumerated() {
+            if k > 0 { w.raw(",") }
+            w.int(v)
+        }
+        w.raw(","); w.optionalString(m.firstUnknownWidget); w.raw("]")
         w.key("policies"); w.array(u.perPolicy) { w, p in
             w.raw("{")
             w.key("days", first: true); w.array(p.days) { w, d in
@@ -36,7 +46,9 @@ extension PartialEvaluation {
         w.int(t.decisions); w.raw(","); w.int(t.decisionsWithTarget); w.raw(","); w.int(t.hitsAt1)
         w.raw(","); w.int(t.hitsAt3); w.raw(","); w.double(t.reciprocalRankSum); w.raw(","); w.double(t.ndcgSum)
         w.raw(","); w.int(t.activeHours); w.raw(","); w.int(t.rotations); w.raw(","); w.int(t.flickers)
-        w.raw(","); w.int(t.unnecessaryRotations); w.raw(",")
+        w.raw(","); w.int(t.unnecessaryRotations); w.raw(","); w.int(t.decisionsWithTruth)
+        w.raw(","); w.double(t.counterfactualSum); w.raw(","); w.double(t.ceilingSum); w.raw(","); w.double(t.liftSum)
+        w.raw(",")
         w.array(t.dwellMinutes) { $0.double($1) }
     }
 
@@ -52,6 +64,13 @@ extension PartialEvaluation {
         t.rotations = try s.int(); try s.expect(",")
         t.flickers = try s.int(); try s.expect(",")
         t.unnecessaryRotations = try s.int(); try s.expect(",")
+        t.decisionsWithTruth = try s.int(); try s.expect(",")
+        t.counterfactualSum = try s.double(); try s.expect(",")
+        t.ceilingSum = try s.double(); try s.expect(",")
+        t.liftSum = try s.double(); try s.expect(",")
+        guard t.decisionsWithTruth >= 0, t.counterfactualSum >= 0, t.ceilingSum >= 0, t.liftSum >= 0 else {
+            throw s.failure("a negative counterfactual count or sum")
+        }
         try s.array { (s: inout PartialScanner) throws(EvaluationError) in
             let minutes = try s.double()
             guard minutes >= 0 else { throw s.failure("negative dwell") }
@@ -93,6 +112,27 @@ extension PartialEvaluation {
             u.impressions.append(LoggedImpression(propensity: propensity, actionCount: c, loggedAction: l, stack: st,
                                                   hour: h, isEngaged: engaged == 1))
         }
+        try s.key("logging_policies")
+        try s.array { (s: inout PartialScanner) throws(EvaluationError) in
+            try s.expect("[")
+            let name = try s.string(); try s.expect(",")
+            let count = try s.int(); try s.expect("]")
+            guard count >= 0 else { throw s.failure("a negative impression count") }
+            u.loggingPolicies.append((name, count))
+        }
+        try s.key("truth"); try s.expect("[")
+        var counts: [Int] = []
+        for k in 0..<7 {
+            if k > 0 { try s.expect(",") }
+            let v = try s.int()
+            guard v >= 0 else { throw s.failure("a negative truth count") }
+            counts.append(v)
+        }
+        try s.expect(",")
+        u.truthMatches = TruthMatches(atInstant: counts[1], earlier: counts[2], withIntent: counts[3], unknownWidget: counts[4],
+                                      missing: counts[5], unknownStackLines: counts[6], lines: counts[0],
+                                      firstUnknownWidget: try s.optionalString())
+        try s.expect("]")
         try s.key("policies")
         try s.array { (s: inout PartialScanner) throws(EvaluationError) in
             var p = PolicyUserTallies()

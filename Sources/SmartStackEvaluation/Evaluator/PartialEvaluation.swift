@@ -17,7 +17,7 @@ import SmartStackDatasets
 public struct PartialEvaluation: Sendable {
     /// The format's name and version, first in every file.
     public static let format = "smartstack-partial"
-    public static let version = 2
+    public static let version = 3
 
     /// The options that shape figures (threads and spill budget do not).
     struct Options: Sendable, Hashable {
@@ -78,6 +78,8 @@ public struct PartialEvaluation: Sendable {
         /// Users in the file, and the logged impressions of those evaluated.
         var users: Int
         var impressions: Int
+        /// The truth file of the counterfactual measure, if any.
+        var truth: TruthFile?
     }
 
     var header: Header
@@ -98,7 +100,7 @@ public struct PartialEvaluation: Sendable {
     /// The partial of replay results sorted by user id (the header's user and impression counts
     /// and the timeline day come from them).
     init(name: String, sources: [String], options: Options, policies: [PolicyFactory], events: Int,
-         first: EventTime?, last: EventTime?, users: [UserReplayResult]) {
+         first: EventTime?, last: EventTime?, users: [UserReplayResult], truth: TruthFile?) {
         var timeline: TimelineCandidate?
         for u in users where u.skipReason == nil {
             if let c = TimelineCandidate(u), timeline.map({ c.isPreferred(over: $0) }) ?? true { timeline = c }
@@ -106,7 +108,8 @@ public struct PartialEvaluation: Sendable {
         header = Header(name: name, sources: sources, options: options, policies: policies.map(\.name),
                         policyFiles: policies.map(\.inputFile), events: events, first: first, last: last,
                         users: users.count,
-                        impressions: users.reduce(0) { $0 + ($1.skipReason == nil ? $1.impressions.count : 0) })
+                        impressions: users.reduce(0) { $0 + ($1.skipReason == nil ? $1.impressions.count : 0) },
+                        truth: truth)
         self.users = users
         self.timeline = timeline
     }
@@ -126,6 +129,7 @@ extension Evaluator {
     /// - Throws: `EvaluationError` for unreadable data or a failing policy.
     /// - Complexity: O(events × policies), divided among threads.
     public func partial(_ source: EvaluationSource, policies: [PolicyFactory], reference: String? = nil,
+                        truth: EvaluationTruth? = nil,
                         progress: (@Sendable (ReplayProgress) -> Void)? = nil) throws -> PartialEvaluation {
         guard !policies.isEmpty else { throw EvaluationError("no policy to evaluate") }
         if let reference, !policies.contains(where: { $0.name == reference }) {
@@ -135,11 +139,11 @@ extension Evaluator {
         let reporter = progress.map { ProgressReporter(counters: counters, sink: $0) }
         reporter?.start()
         defer { reporter?.stop() }
-        let replayed = try replayUsers(source, policies: policies, counters: counters)
+        let replayed = try replayUsers(source, policies: policies, truth: truth?.truth, counters: counters)
         return PartialEvaluation(name: source.name, sources: source.descriptions,
                                  options: .init(options, reference: reference), policies: policies,
                                  events: replayed.scan.totalEvents, first: replayed.scan.first, last: replayed.scan.last,
-                                 users: replayed.results)
+                                 users: replayed.results, truth: truth.map { TruthFile(file: $0.file, lines: $0.lines) })
     }
 
     /// The report of all the partial files' users together: byte-identical to `evaluate` over
@@ -183,7 +187,7 @@ extension Evaluator {
         let options = try head.options.replayOptions(threads: max(1, threads))
         let reference = head.options.reference.flatMap { r in head.policies.firstIndex(of: r) }
         var builder = ReportBuilder(options: options, policyNames: head.policies, referenceIndex: reference,
-                                    impressions: impressions)
+                                    impressions: impressions, truth: head.truth)
         var queue = PartialQueue(readers)
         var previous: (user: String, reader: Int)?
         while let (user, k) = try queue.next() {
@@ -206,6 +210,10 @@ extension Evaluator {
         }
         if h.options != head.options {
             throw EvaluationError("cannot merge \(a) with \(b): evaluated with different options (\(describe(h.options, against: head.options)))")
+        }
+        if h.truth?.file.digest != head.truth?.file.digest {
+            func text(_ t: TruthFile?) -> String { t.map { "'\($0.file.path)' (\($0.file.digest))" } ?? "none" }
+            throw EvaluationError("cannot merge \(a) with \(b): evaluated with different truth files (\(text(h.truth)) vs \(text(head.truth))): every shard must read the same --truth file")
         }
         for (p, file) in h.policyFiles.enumerated() where file?.digest != head.policyFiles[p]?.digest {
             func text(_ f: PolicyInputFile?) -> String { f.map { "'\($0.path)' (\($0.digest))" } ?? "none" }

@@ -15,6 +15,17 @@ enum Bootstrap {
     struct Result: Sendable {
         var intervals: [MetricIntervals]
         var pairedIntervals: [MetricIntervals?]
+        /// Per policy, per estimated metric (`Metric.estimated` order), the value in each
+        /// resample (NaN where undefined): what any other paired comparison is computed from.
+        var samples: [[[Double]]]
+
+        /// The paired interval of `metric` for policy `a` − policy `b` on the same resamples,
+        /// `nil` without resamples or when it is undefined in most of them.
+        func pairedInterval(_ metric: Metric, _ a: Int, minus b: Int, level: Double = confidenceLevel) -> ClosedRange<Double>? {
+            guard let m = Metric.estimated.firstIndex(of: metric), a < samples.count, b < samples.count,
+                  !samples[a].isEmpty else { return nil }
+            return percentileInterval(zip(samples[a][m], samples[b][m]).map { $0 - $1 }, level: level)
+        }
     }
 
     /// Runs `resamples` resamples of the units of `table` (finished).
@@ -27,7 +38,8 @@ enum Bootstrap {
         let units = table.unitCount
         guard resamples > 0, units > 0 else {
             return Result(intervals: Array(repeating: MetricIntervals(), count: policies),
-                          pairedIntervals: Array(repeating: nil, count: policies))
+                          pairedIntervals: Array(repeating: nil, count: policies),
+                          samples: Array(repeating: [], count: policies))
         }
         // samples[policy][metric][r], NaN where undefined.
         let store = Mutex<[[[Double]]]>(Array(repeating: Array(repeating: Array(repeating: .nan, count: resamples), count: metrics.count), count: policies))
@@ -66,7 +78,7 @@ enum Bootstrap {
                 paired.append(nil)
             }
         }
-        return Result(intervals: intervals, pairedIntervals: paired)
+        return Result(intervals: intervals, pairedIntervals: paired, samples: samples)
     }
 
     /// The central `level` percentile interval of the finite values (linear interpolation

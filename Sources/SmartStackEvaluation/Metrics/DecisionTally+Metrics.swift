@@ -9,6 +9,15 @@ extension DecisionTally {
     public var meanReciprocalRank: Double? { perTarget(reciprocalRankSum) }
     /// Mean nDCG@3 of targets.
     public var ndcgAt3: Double? { perTarget(ndcgSum) }
+    /// Mean probability, over decisions with a ground-truth line, that the policy's top is what
+    /// the person came for: its engagement had it run the stack, without the display lift.
+    public var counterfactualEngagement: Double? { perTruth(counterfactualSum) }
+    /// The same for the best eligible widget at each decision.
+    public var ceiling: Double? { perTruth(ceilingSum) }
+    /// Counterfactual engagement ÷ ceiling (undefined when the ceiling is 0).
+    public var ceilingRatio: Double? { decisionsWithTruth > 0 && ceilingSum > 0 ? counterfactualSum / ceilingSum : nil }
+    /// Mean display lift over decisions with a ground-truth line.
+    public var displayLift: Double? { perTruth(liftSum) }
     /// Rotations per active hour.
     public var rotationsPerActiveHour: Double? {
         activeHours > 0 ? Double(rotations) / Double(activeHours) : nil
@@ -27,6 +36,10 @@ extension DecisionTally {
 
     private func perTarget(_ sum: Double) -> Double? {
         decisionsWithTarget > 0 ? sum / Double(decisionsWithTarget) : nil
+    }
+
+    private func perTruth(_ sum: Double) -> Double? {
+        decisionsWithTruth > 0 ? sum / Double(decisionsWithTruth) : nil
     }
 
     private func perRotation(_ count: Int) -> Double? {

@@ -1,5 +1,13 @@
 /// The metrics every policy is measured by; raw values are the keys of `report.json`.
 public enum Metric: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Mean probability, over scored decisions with a ground-truth line, that the policy's own
+    /// top is what the person came for (the truth's `intent[top]`, else `distribution[top]`):
+    /// the engagement the person would have lived with this policy, display lift left out.
+    case counterfactualEngagement = "counterfactual_engagement"
+    /// The same for the best eligible widget of each decision: what no policy can beat.
+    case ceiling = "ceiling"
+    /// Counterfactual engagement ÷ ceiling (ratio of sums over the same decisions).
+    case ceilingRatio = "ceiling_ratio"
     /// Share of decisions with a target whose top was the target.
     case hitAt1 = "hit_at_1"
     /// Share of decisions with a target whose target was among the first three of the stack.
@@ -25,18 +33,23 @@ public enum Metric: String, Sendable, Hashable, CaseIterable, Codable {
     case decisions = "decisions"
     /// Number of scored decisions that have a target.
     case decisionsWithTarget = "decisions_with_target"
+    /// Number of scored decisions that have a ground-truth line (the counterfactual's decisions).
+    case decisionsWithTruth = "decisions_with_truth"
 
     /// Whether a larger value is better (`nil` when neither: counts and dwell).
     public var largerIsBetter: Bool? {
         switch self {
-        case .hitAt1, .hitAt3, .mrr, .ndcgAt3, .coverage: true
+        case .counterfactualEngagement, .ceilingRatio, .hitAt1, .hitAt3, .mrr, .ndcgAt3, .coverage: true
         case .rotationsPerActiveHour, .flickerRate, .unnecessaryRotationRate: false
-        case .medianDwellMinutes, .decisions, .decisionsWithTarget: nil
+        case .ceiling, .medianDwellMinutes, .decisions, .decisionsWithTarget, .decisionsWithTruth: nil
         }
     }
 
+    /// Whether the metric is a count of decisions (no interval; an integer in JSON).
+    public var isCount: Bool { self == .decisions || self == .decisionsWithTarget || self == .decisionsWithTruth }
+
     /// The metrics that get bootstrap intervals (every metric but the counts).
-    public static let estimated: [Metric] = allCases.filter { $0 != .decisions && $0 != .decisionsWithTarget }
+    public static let estimated: [Metric] = allCases.filter { !$0.isCount }
 }
 
 /// One value per metric (`nil` where undefined, e.g. hit@1 without any target). Encodes every
@@ -69,7 +82,7 @@ public struct MetricValues: Sendable, Hashable, Codable {
         for metric in Metric.allCases {
             let key = NameKey(metric.rawValue)
             if let v = values[metric], v.isFinite {
-                if metric == .decisions || metric == .decisionsWithTarget {
+                if metric.isCount {
                     try container.encode(Int(v), forKey: key)
                 } else {
                     try container.encode(v, forKey: key)

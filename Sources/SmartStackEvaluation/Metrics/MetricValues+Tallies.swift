@@ -6,6 +6,10 @@ extension MetricValues {
         self.init()
         self[.decisions] = Double(total.decisions)
         self[.decisionsWithTarget] = Double(total.decisionsWithTarget)
+        self[.decisionsWithTruth] = Double(total.decisionsWithTruth)
+        self[.counterfactualEngagement] = total.counterfactualEngagement
+        self[.ceiling] = total.ceiling
+        self[.ceilingRatio] = total.ceilingRatio
         self[.hitAt1] = total.hitAt1
         self[.hitAt3] = total.hitAt3
         self[.mrr] = total.meanReciprocalRank

@@ -81,6 +81,10 @@ struct ResampleScratch {
                             total.rotations += Int(c.rotations)
                             total.flickers += Int(c.flickers)
                             total.unnecessaryRotations += Int(c.unnecessaryRotations)
+                            total.decisionsWithTruth += Int(c.decisionsWithTruth)
+                            total.counterfactualSum += c.counterfactualSum
+                            total.ceilingSum += c.ceilingSum
+                            total.liftSum += c.liftSum
                             dwells += Int(c.dwells)
                             below += Int(c.dwellsBelowPivot)
                             atPivot += Int(c.dwellsAtPivot)

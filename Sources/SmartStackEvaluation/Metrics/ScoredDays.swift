@@ -110,11 +110,14 @@ struct ScoredDays: Sendable {
     }
 }
 
-/// One policy's tallies of one user-day, flat: one 64-byte value per unit, so a resample's draw
-/// reads one cache line (rather than a `DecisionTally` with its array of dwells).
+/// One policy's tallies of one user-day, flat: one 96-byte value per unit, so a resample's draw
+/// reads one or two cache lines (rather than a `DecisionTally` with its array of dwells).
 struct DayCounts: Sendable {
     var reciprocalRankSum: Double
     var ndcgSum: Double
+    var counterfactualSum: Double
+    var ceilingSum: Double
+    var liftSum: Double
     var decisions: Int32
     var decisionsWithTarget: Int32
     var hitsAt1: Int32
@@ -125,6 +128,7 @@ struct DayCounts: Sendable {
     var unnecessaryRotations: Int32
     /// Finished dwells.
     var dwells: Int32
+    var decisionsWithTruth: Int32
     /// Of these, shorter than the policy's pivot dwell value, and equal to it (`DwellOrder`).
     var dwellsBelowPivot: Int32 = 0
     var dwellsAtPivot: Int32 = 0
@@ -148,5 +152,9 @@ struct DayCounts: Sendable {
         flickers = try narrow(tally.flickers, "flickers")
         unnecessaryRotations = try narrow(tally.unnecessaryRotations, "unnecessary rotations")
         dwells = try narrow(tally.dwellMinutes.count, "dwells")
+        decisionsWithTruth = try narrow(tally.decisionsWithTruth, "decisions with a ground-truth line")
+        counterfactualSum = tally.counterfactualSum
+        ceilingSum = tally.ceilingSum
+        liftSum = tally.liftSum
     }
 }

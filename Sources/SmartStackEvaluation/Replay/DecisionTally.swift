@@ -41,6 +41,16 @@ public struct DecisionTally: Sendable, Hashable, Codable {
     public var unnecessaryRotations = 0
     /// Completed dwells on top, in minutes, in the order they ended (the median needs them all).
     public var dwellMinutes: [Double] = []
+    /// Decisions with a ground-truth line (the counterfactual measure's decisions).
+    public var decisionsWithTruth = 0
+    /// Sum over those of the truth's probability that the policy's top is what the person came
+    /// for (`intent[top]`, or `distribution[top]` where the truth has no intent).
+    public var counterfactualSum = 0.0
+    /// Sum over those of the same probability for the best eligible widget (the ceiling).
+    public var ceilingSum = 0.0
+    /// Sum over those of the truth's display lift (what showing any widget adds to its
+    /// engagement; the same whatever is shown, so it is kept apart from the measure).
+    public var liftSum = 0.0
 
     /// An empty tally.
     public init() {}
@@ -57,6 +67,16 @@ public struct DecisionTally: Sendable, Hashable, Codable {
             reciprocalRankSum += 1 / Double(rank)
             if rank <= 3 { ndcgSum += 1 / log2(Double(rank) + 1) }
         }
+    }
+
+    /// Tallies the counterfactual value of one decision that has a ground-truth line: `value`
+    /// for the policy's top (0 when it showed nothing), `ceiling` for the best eligible widget,
+    /// and the line's display `lift`.
+    public mutating func addCounterfactual(value: Double, ceiling: Double, lift: Double) {
+        decisionsWithTruth += 1
+        counterfactualSum += value
+        ceilingSum += ceiling
+        liftSum += lift
     }
 
     /// Tallies one rotation; `isFlicker` when it returns to the top the previous rotation replaced.
@@ -90,6 +110,10 @@ public struct DecisionTally: Sendable, Hashable, Codable {
         tally.flickers += other.flickers
         tally.unnecessaryRotations += other.unnecessaryRotations
         tally.dwellMinutes.append(contentsOf: other.dwellMinutes)
+        tally.decisionsWithTruth += other.decisionsWithTruth
+        tally.counterfactualSum += other.counterfactualSum
+        tally.ceilingSum += other.ceilingSum
+        tally.liftSum += other.liftSum
     }
 
     /// The tally of both spans.

@@ -10,10 +10,15 @@ public enum OracleSupport {
     /// - Throws: `GroundTruthError` when the file cannot be read or is invalid.
     /// - Complexity: O(size of the truth file) once.
     public static func factory(truthPath: String, rotation: RotationParameters = RotationParameters()) throws -> PolicyFactory {
-        let truth = try GroundTruth.load(path: truthPath)
-        let file = PolicyInputFile(path: truthPath, digest: truth.fileDigest ?? "")
-        return PolicyFactory.scorer(name: "oracle", rotation: rotation, inputFile: file) { user in
-            OracleScorer(truth: truth, user: user)
+        factory(truth: try EvaluationTruth(path: truthPath), rotation: rotation)
+    }
+
+    /// The same over a ground truth already read (the one the evaluation's counterfactual
+    /// measure reads, so the file is read once).
+    public static func factory(truth: EvaluationTruth, rotation: RotationParameters = RotationParameters()) -> PolicyFactory {
+        let lines = truth.truth
+        return PolicyFactory.scorer(name: "oracle", rotation: rotation, inputFile: truth.file) { user in
+            OracleScorer(truth: lines, user: user)
         }
     }
 }

@@ -1,4 +1,5 @@
 import SmartStack
+import SmartStackDatasets
 
 /// Replays one user's events through every policy and tallies decisions, with the semantics the
 /// evaluator's documentation states. Single-threaded; one instance per user.
@@ -13,26 +14,29 @@ struct UserReplay {
     ///
     /// - Complexity: O(events × policies) plus the policies' own work.
     func run(user: String, events input: [Event], policies: [any ReplayPolicy], collectImpressions: Bool,
-             progress: ((Int) -> Void)? = nil, closed: ClosedDecision? = nil) throws -> UserReplayResult {
+             truth: UserGroundTruth? = nil, progress: ((Int) -> Void)? = nil, closed: ClosedDecision? = nil) throws -> UserReplayResult {
         try run(user: user, events: input[...], policies: policies, collectImpressions: collectImpressions,
-                progress: progress, closed: closed)
+                truth: truth, progress: progress, closed: closed)
     }
 
     /// The same for a slice of a larger array (the evaluator's in-memory users): read in place,
     /// never copied unless repeats are merged.
+    /// `truth`, when given, is the user's ground truth: each scored decision with a line is
+    /// tallied for the counterfactual measure (`DecisionTally.addCounterfactual`).
     func run(user: String, events input: ArraySlice<Event>, policies: [any ReplayPolicy], collectImpressions: Bool,
-             progress: ((Int) -> Void)? = nil, closed: ClosedDecision? = nil) throws -> UserReplayResult {
+             truth: UserGroundTruth? = nil, progress: ((Int) -> Void)? = nil, closed: ClosedDecision? = nil) throws -> UserReplayResult {
         let events = options.mergeRepeats ? Self.mergingRepeats(input) : input
         return try events.withUnsafeBufferPointer { events in
             try replay(user: user, events: events, inputCount: input.count, policies: policies,
-                       collectImpressions: collectImpressions, progress: progress, closed: closed)
+                       collectImpressions: collectImpressions, truth: truth, progress: progress, closed: closed)
         }
     }
 
     /// `run`'s body over the (merged) events, indexed from 0: at each instant, decide from the
     /// events strictly before it, then learn from the events at it.
     private func replay(user: String, events: UnsafeBufferPointer<Event>, inputCount: Int, policies: [any ReplayPolicy],
-                        collectImpressions: Bool, progress: ((Int) -> Void)?, closed: ClosedDecision?) throws -> UserReplayResult {
+                        collectImpressions: Bool, truth: UserGroundTruth?, progress: ((Int) -> Void)?,
+                        closed: ClosedDecision?) throws -> UserReplayResult {
         var result = UserReplayResult(user: user)
         result.perPolicy = Array(repeating: PolicyUserTallies(), count: policies.count)
         result.events = inputCount
@@ -49,7 +53,7 @@ struct UserReplay {
             return result
         }
         var state = State(options: options, user: user, events: events, policies: policies, result: result,
-                          collectImpressions: collectImpressions, closed: closed)
+                          collectImpressions: collectImpressions, truth: truth, closed: closed)
         var i = 0
         var processed = 0
         while i < events.count {
@@ -113,6 +117,9 @@ extension UserReplay {
         /// The day and key last added to the day's set of top keys (adding again is a no-op).
         var keyedDay = -1
         var keyedKey: Int32 = -1
+        /// Whether the policy showed a widget at its last decision (the top persists for the
+        /// stability metrics, but a decision with no eligible widget shows nothing).
+        var shows = true
 
         /// What a rotation ends: whether it returns to the top the previous rotation replaced
         /// within the flicker window, the dwell of the top it replaces, and the day and hour of
@@ -188,14 +195,19 @@ extension UserReplay {
         var lastDay = (number: Int.min, index: 0)
         var dayHours: [UInt32] = []
         var dayTopKeys: [[Set<Int32>]]
+        /// The user's ground truth, when the evaluation has one.
+        let truth: UserGroundTruth?
+        /// The relevance hint in force per widget id (start, end, score), for eligibility.
+        var hints: [String: (start: Int64, end: Int64, score: Double)] = [:]
 
         init(options: ReplayOptions, user: String, events: UnsafeBufferPointer<Event>, policies: [any ReplayPolicy],
-             result: UserReplayResult, collectImpressions: Bool, closed: ClosedDecision?) {
+             result: UserReplayResult, collectImpressions: Bool, truth: UserGroundTruth?, closed: ClosedDecision?) {
             self.user = user
             self.events = events
             self.policies = policies
             self.result = result
             self.collectImpressions = collectImpressions
+            self.truth = truth
             self.closed = closed
             hasScreenOn = events.contains { $0.payload.isScreenOn }
             self.result.rule = hasScreenOn ? .screenOn : .engagement
@@ -242,9 +254,51 @@ extension UserReplay {
                 for p in policies.indices {
                     if let top = try decide(policy: p, slot: slot, at: time) {
                         show(top, policy: p, slot: slot, at: ns, scored: scored, day: day, hour: hour)
+                    } else {
+                        tracks[p][slot].shows = false
                     }
                 }
+                if scored, truth != nil { tallyCounterfactual(slot: slot, at: ns, day: day, hour: hour) }
             }
+        }
+
+        /// Tallies the counterfactual value of every policy's top on stack `slot` at `ns`: the
+        /// truth line at that instant or, for a user without `screen_on` (decisions at
+        /// engagements), the line of the session the engagement belongs to (the latest within
+        /// the attribution window before it). A decision without a line, or whose line names a
+        /// widget the stack does not hold, is left out and counted.
+        private mutating func tallyCounterfactual(slot: Int, at ns: Int64, day: Int, hour: Int) {
+            guard let truth else { return }
+            let stack = book.stacks[slot]
+            let earliest = hasScreenOn ? ns : ns - windowNs
+            guard let (entry, line) = truth.entry(stack: stack.id, atOrBefore: ns, notBefore: earliest) else {
+                result.truthMatches.missing += 1
+                return
+            }
+            let values = entry.intent ?? entry.distribution
+            for named in entry.distribution where !stack.widgets.contains(where: { $0.id == named.widget }) {
+                result.truthMatches.unknownWidget += 1
+                if result.truthMatches.firstUnknownWidget == nil {
+                    result.truthMatches.firstUnknownWidget = "\(truth.source):\(line): widget '\(named.widget)' is not in stack '\(stack.id)' of user '\(user)' at that instant"
+                }
+                return
+            }
+            if entry.time.nanosecondsSinceEpoch == ns { result.truthMatches.atInstant += 1 } else { result.truthMatches.earlier += 1 }
+            if entry.intent != nil { result.truthMatches.withIntent += 1 }
+            func value(_ widget: String) -> Double { values.first { $0.widget == widget }?.probability ?? 0 }
+            var ceiling = 0.0
+            for w in stack.widgets where isEligible(w.id, at: ns) { ceiling = max(ceiling, value(w.id)) }
+            let lift = entry.intent != nil ? (entry.lift ?? 0) : 0
+            for p in policies.indices {
+                let top = tracks[p][slot].shows ? tracks[p][slot].top : nil
+                result.perPolicy[p].addCounterfactual(value: top.map(value) ?? 0, ceiling: ceiling, lift: lift, day: day, hour: hour)
+            }
+        }
+
+        /// Whether `widget` may be on top at `ns`: no relevance hint of score 0 or less in force.
+        private func isEligible(_ widget: String, at ns: Int64) -> Bool {
+            guard let h = hints[widget], h.start <= ns, ns < h.end else { return true }
+            return h.score > 0
         }
 
         /// The index of the scored day of a decision at `time`, registered on first sight, and
@@ -300,6 +354,7 @@ extension UserReplay {
         /// flickers, dwell times and the day's distinct tops.
         @inline(__always)
         private mutating func show(_ top: String, policy p: Int, slot: Int, at ns: Int64, scored: Bool, day: Int, hour: Int) {
+            tracks[p][slot].shows = true
             if tracks[p][slot].top == nil {
                 tracks[p][slot].start(with: top, at: ns)
                 result.perPolicy[p].topChanges.append(TopChange(nanoseconds: ns, stack: slot, widget: top))
@@ -341,9 +396,17 @@ extension UserReplay {
                 book.configure(stack: stack, widgets: widgets)
             case .appLaunch, .widgetTap:
                 attributeEngagement(k)
-            case .widgetImpression(let stack, let widget, let propensity?, _)
-                where collectImpressions && events[k].time.nanosecondsSinceEpoch >= warmupEnd:
-                logImpression(k, stack: stack, widget: widget, propensity: propensity)
+            case .relevance(let widget, let score, let duration) where truth != nil:
+                let ns = events[k].time.nanosecondsSinceEpoch
+                if ns >= hints[widget]?.start ?? .min {
+                    let end = duration.flatMap { $0 > 0 && $0.isFinite ? ns &+ Int64(min($0, 1e9) * 1e9) : nil } ?? .max
+                    hints[widget] = (ns, end, score)
+                }
+            case .widgetImpression(let stack, let widget, let propensity, let policy):
+                if let policy { noteLoggingPolicy(policy) }
+                if let propensity, collectImpressions, events[k].time.nanosecondsSinceEpoch >= warmupEnd {
+                    logImpression(k, stack: stack, widget: widget, propensity: propensity)
+                }
             default:
                 break
             }
@@ -363,6 +426,15 @@ extension UserReplay {
                     if let to = tracks[p][slot].pendingTo, widgets.contains(to) { tracks[p][slot].pendingEngaged = true }
                 }
                 if let w = widgets.first { result.engagements.append(EngagementRecord(time: events[k].time, stack: slot, widget: w)) }
+            }
+        }
+
+        /// Counts an impression logged by `policy` (the `policy` field of `widget_impression`).
+        private mutating func noteLoggingPolicy(_ policy: String) {
+            if let i = result.loggingPolicies.firstIndex(where: { $0.name == policy }) {
+                result.loggingPolicies[i].impressions += 1
+            } else {
+                result.loggingPolicies.append((policy, 1))
             }
         }
 
@@ -401,6 +473,11 @@ extension UserReplay {
             }
             result.universe = book.universe
             result.stacks = book.stacks.map(\.id)
+            if let truth {
+                for (stack, series) in truth.stacks where book.slot(of: stack) == nil {
+                    result.truthMatches.unknownStackLines += series.times.count
+                }
+            }
             UserReplay.trimToBestDay(&result)
             return result
         }

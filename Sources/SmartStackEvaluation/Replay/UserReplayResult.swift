@@ -22,6 +22,34 @@ struct EngagementRecord: Sendable, Hashable {
     var widget: String
 }
 
+/// How one user's scored decisions met the ground truth (policy independent).
+struct TruthMatches: Sendable, Hashable {
+    /// Decisions whose truth line is at their instant.
+    var atInstant = 0
+    /// Decisions without `screen_on` matched to the line of the session their engagement
+    /// belongs to (the latest line within the attribution window before them).
+    var earlier = 0
+    /// Of the matched decisions, those whose line gives `intent` (the rest use `distribution`).
+    var withIntent = 0
+    /// Decisions left out: their line names a widget the stack did not hold.
+    var unknownWidget = 0
+    /// Decisions left out: no truth line.
+    var missing = 0
+    /// Truth lines of stacks the user never configured.
+    var unknownStackLines = 0
+    /// The user's truth lines, all stacks.
+    var lines = 0
+    /// The first line naming a widget not in its stack, `file:line: ...`.
+    var firstUnknownWidget: String?
+
+    /// Adds `other`'s counts (keeping the first example).
+    static func += (a: inout TruthMatches, b: TruthMatches) {
+        a.atInstant += b.atInstant; a.earlier += b.earlier; a.withIntent += b.withIntent; a.unknownWidget += b.unknownWidget
+        a.missing += b.missing; a.unknownStackLines += b.unknownStackLines; a.lines += b.lines
+        if a.firstUnknownWidget == nil { a.firstUnknownWidget = b.firstUnknownWidget }
+    }
+}
+
 /// One policy's tallies for one user: per scored day, and per local hour of day over all days
 /// (the same tally, without dwells).
 struct PolicyUserTallies: Sendable {
@@ -59,6 +87,11 @@ struct UserReplayResult: Sendable {
     /// Engagements of stacked widgets (only those of the user's best day are kept at the end).
     var engagements: [EngagementRecord] = []
     var lastEventNanoseconds: Int64 = 0
+    /// The policies named by the user's `widget_impression` events (their `policy` field), in
+    /// first-seen order, with their impression counts.
+    var loggingPolicies: [(name: String, impressions: Int)] = []
+    /// How the scored decisions met the ground truth (all zero without one).
+    var truthMatches = TruthMatches()
     var firstEvent: EventTime?
     var lastEvent: EventTime?
 
@@ -76,6 +109,12 @@ extension PolicyUserTallies {
     mutating func addDecision(targetRank: Int?, day: Int, hour: Int) {
         days[day].tally.addDecision(targetRank: targetRank)
         byHour[hour].addDecision(targetRank: targetRank)
+    }
+
+    /// Tallies a decision's counterfactual value into its day's and its hour's tallies.
+    mutating func addCounterfactual(value: Double, ceiling: Double, lift: Double, day: Int, hour: Int) {
+        days[day].tally.addCounterfactual(value: value, ceiling: ceiling, lift: lift)
+        byHour[hour].addCounterfactual(value: value, ceiling: ceiling, lift: lift)
     }
 
     /// Tallies a rotation made at a decision of `day` and `hour`, and the dwell it ends (in the

@@ -1,37 +1,45 @@
 import Foundation
 
 extension ReportRenderer {
-    /// `report.md`: a summary a person reads in a minute: the dataset and options, the findings
-    /// (winner by hit@1 and the significance of its lead, the trade-off between accuracy and
-    /// stability, the oracle's ceiling), the table of policies with intervals, the paired
-    /// differences against the reference and the off-policy estimates when present.
+    /// `report.md`: a summary a person reads in a minute: the dataset and options, the measure
+    /// the verdict rests on, the findings (the verdict, the ceiling, the trade-off between the
+    /// headline and stability, the off-policy reading), the table of policies best first with
+    /// intervals, the paired differences against the reference, the off-policy estimates when
+    /// present, and the report's provenance.
     ///
     /// - Complexity: O(policies² + policies × metrics).
     public static func markdown(_ report: EvaluationReport) -> String {
         let findings = ReportFindings(report)
         var out = "# SmartStack evaluation: \(escapeMarkdown(report.dataset.name))\n\n"
         out += escapeMarkdown(datasetLine(report)) + ". Options: " + escapeMarkdown(optionsLine(report)) + ".\n\n"
+        out += "**Measure: \(escapeMarkdown(report.measure.figure)).** " + escapeMarkdown(report.verdictLine ?? "") + "\n\n"
 
         out += "## Findings\n\n"
         for sentence in findings.sentences { out += "- " + markdown(sentence) + "\n" }
         out += "\n"
+        if !report.warnings.isEmpty {
+            out += "## Warnings\n\n"
+            for w in report.warnings { out += "- " + escapeMarkdown(w) + "\n" }
+            out += "\n"
+        }
 
         out += "## Policies\n\n"
-        out += markdownPoliciesTable(report, findings: findings)
+        out += markdownPoliciesTable(report)
         if report.options.bootstrapResamples > 0 {
             out += "\nIntervals in brackets: \(String(format: "%g", report.options.confidenceLevel * 100))% bootstrap over user-days (\(report.options.bootstrapResamples) resamples, seed \(report.options.seed)).\n"
         }
-        out += "\n" + escapeMarkdownProse(metricLegend) + "\n"
+        out += "\n" + escapeMarkdownProse(metricLegend(report)) + "\n"
 
-        let paired = report.policies.filter { $0.paired != nil }
+        let paired = report.policiesInHeadlineOrder.filter { $0.paired != nil }
         if let reference = report.options.reference, !paired.isEmpty {
+            let metrics = pairedMetrics(report)
             out += "\n## Paired differences against \(escapeMarkdown(reference))\n\n"
             out += "Policy minus \(escapeMarkdown(reference)) on the same decisions, with the paired 95% interval; **bold** where the interval excludes zero.\n\n"
-            out += "| policy | " + pairedMetrics.map { escapeMarkdown(EvaluationReport.title($0)) }.joined(separator: " | ") + " |\n"
-            out += "|:---|" + pairedMetrics.map { _ in "---:" }.joined(separator: "|") + "|\n"
+            out += "| policy | " + metrics.map { escapeMarkdown(title($0, in: report)) }.joined(separator: " | ") + " |\n"
+            out += "|:---|" + metrics.map { _ in "---:" }.joined(separator: "|") + "|\n"
             for p in paired {
                 guard let c = p.paired else { continue }
-                let cells = pairedMetrics.map { m -> String in
+                let cells = metrics.map { m -> String in
                     let cell = pairedCell(c, m)
                     return isSignificant(c, m) ? "**\(cell)**" : cell
                 }
@@ -40,12 +48,17 @@ extension ReportRenderer {
         }
 
         if let ope = OffPolicyTable(report) {
+            let truthColumn = report.measure == .counterfactual && report.truth?.displayLift != nil
             out += "\n## Off-policy estimates from logged impressions\n\n"
-            out += "Engagement rate each policy would have had, estimated from the logged `widget_impression` propensities (95% bootstrap intervals).\n\n"
-            out += "| policy | impressions | logged rate | " + ope.estimators.map { escapeMarkdown(OffPolicyTable.title(estimator: $0)) }.joined(separator: " | ") + " |\n"
-            out += "|:---|---:|---:|" + ope.estimators.map { _ in "---:" }.joined(separator: "|") + "|\n"
+            out += "Engagement rate each policy would have had, estimated from the logged `widget_impression` propensities (95% bootstrap intervals over the logged rounds)."
+            if truthColumn { out += " The truth column is the same quantity read from the truth file: counterfactual engagement plus the display lift." }
+            out += "\n\n"
+            out += "| policy | impressions | logged rate | " + (truthColumn ? "truth | " : "")
+                + ope.estimators.map { escapeMarkdown(OffPolicyTable.title(estimator: $0)) }.joined(separator: " | ") + " |\n"
+            out += "|:---|---:|---:|" + (truthColumn ? "---:|" : "") + ope.estimators.map { _ in "---:" }.joined(separator: "|") + "|\n"
             for row in ope.rows {
                 var cells = [escapeMarkdown(row.policy), "\(row.impressions)", OffPolicyTable.cell(row.loggedRate, nil)]
+                if truthColumn { cells.append(OffPolicyTable.cell(truthValue(report, row.policy), nil)) }
                 cells += ope.estimators.map { OffPolicyTable.cell(row.values[$0]?.value, row.values[$0]?.ci) }
                 out += "| " + cells.joined(separator: " | ") + " |\n"
             }
@@ -64,32 +77,47 @@ extension ReportRenderer {
         for (label, value) in datasetFacts(report) + optionFacts(report) {
             out += "- \(label): \(escapeMarkdown(value))\n"
         }
-        out += "\nCharts (intervals, accuracy by hour, accuracy against rotations, one day's rotation timeline): open `report.html` in a browser.\n"
+        let provenance = provenanceFacts(report)
+        if !provenance.isEmpty {
+            out += "\n## Provenance\n\n"
+            for (label, value) in provenance { out += "- \(label): \(escapeMarkdown(value))\n" }
+        }
+        out += "\nCharts (intervals, \(escapeMarkdownProse(report.hourMetric == .counterfactualEngagement ? "counterfactual engagement" : "hit@1")) by hour, the headline against rotations, one day's rotation timeline): open `report.html` in a browser. What each figure means: `\(glossary)` in the SmartStack repository.\n"
         return out
     }
 
-    /// The policies table, the winner in bold and the oracle marked as the ceiling.
-    static func markdownPoliciesTable(_ report: EvaluationReport, findings: ReportFindings) -> String {
-        var out = "| policy | " + tableMetrics.map { m in
-            escapeMarkdown(EvaluationReport.title(m)) + (m == .hitAt1 && report.options.bootstrapResamples > 0 ? " [95% CI]" : "")
+    /// What the truth file says an off-policy estimate should find for `policy`: its
+    /// counterfactual engagement plus the display lift (`nil` without both).
+    static func truthValue(_ report: EvaluationReport, _ policy: String) -> Double? {
+        guard let p = report.policies.first(where: { $0.name == policy }), let v = p.metrics[.counterfactualEngagement],
+              let lift = report.truth?.displayLift else { return nil }
+        return v + lift
+    }
+
+    /// The policies table, best first by the headline: the winner (or the tied group) marked
+    /// and the oracle marked as the ceiling.
+    static func markdownPoliciesTable(_ report: EvaluationReport) -> String {
+        let metrics = tableMetrics(report)
+        let intervals = intervalMetrics(report)
+        let withIntervals = report.options.bootstrapResamples > 0
+        var out = "| policy | "
+        if report.measure == .offPolicy { out += "off-policy (DR)\(withIntervals ? " [95% CI]" : "") | " }
+        out += metrics.map { m in
+            escapeMarkdown(title(m, in: report)) + (m == report.headlineMetric && report.measure != .offPolicy && withIntervals ? " [95% CI]" : "")
         }.joined(separator: " | ") + " | decisions |\n"
-        out += "|:---|" + tableMetrics.map { _ in "---:" }.joined(separator: "|") + "|---:|\n"
-        for p in report.policies {
+        out += "|:---|" + (report.measure == .offPolicy ? "---:|" : "") + metrics.map { _ in "---:" }.joined(separator: "|") + "|---:|\n"
+        for p in report.policiesInHeadlineOrder {
             var name = escapeMarkdown(p.name)
-            if p.name == findings.winner?.name, findings.runnerUp == nil || !isTie(findings) { name = "**\(name)** (winner)" }
+            if let standing = standing(report, p) { name = "**\(name)** (\(standing))" }
             if ReportFindings.isOracle(p.name) { name += " (ceiling)" }
-            let cells = tableMetrics.map { m in
-                m == .hitAt1 ? valueWithInterval(p, m) : EvaluationReport.format(p.metrics[m], metric: m)
+            var cells: [String] = []
+            if report.measure == .offPolicy { cells.append(offPolicyCell(report, p)) }
+            cells += metrics.map { m in
+                intervals.contains(m) && m == report.headlineMetric ? valueWithInterval(p, m) : EvaluationReport.format(p.metrics[m], metric: m)
             }
             out += "| \(name) | " + cells.joined(separator: " | ") + " | \(decisionsCell(p)) |\n"
         }
         return out
-    }
-
-    /// Whether the best two policies tie on hit@1.
-    static func isTie(_ findings: ReportFindings) -> Bool {
-        guard let w = findings.winner?.metrics[.hitAt1], let r = findings.runnerUp?.metrics[.hitAt1] else { return false }
-        return abs(w - r) < ReportFindings.tieTolerance
     }
 
     /// A finding as Markdown: names in bold, everything escaped.

@@ -14,13 +14,52 @@ import Foundation
 /// ```
 public enum ReportRenderer {
     /// The metrics of the policies table, in column order (decisions with target are shown
-    /// inside the decisions column).
-    static let tableMetrics: [Metric] = [.hitAt1, .hitAt3, .mrr, .ndcgAt3, .rotationsPerActiveHour, .flickerRate,
-                                         .medianDwellMinutes, .unnecessaryRotationRate, .coverage]
+    /// inside the decisions column): the headline first.
+    static func tableMetrics(_ report: EvaluationReport) -> [Metric] {
+        let base: [Metric] = [.hitAt1, .hitAt3, .mrr, .ndcgAt3, .rotationsPerActiveHour, .flickerRate,
+                              .medianDwellMinutes, .unnecessaryRotationRate, .coverage]
+        return report.measure == .counterfactual ? [.counterfactualEngagement, .ceilingRatio] + base : base
+    }
 
     /// The metrics compared in the paired table.
-    static let pairedMetrics: [Metric] = [.hitAt1, .hitAt3, .mrr, .ndcgAt3, .rotationsPerActiveHour, .flickerRate,
-                                          .unnecessaryRotationRate, .coverage]
+    static func pairedMetrics(_ report: EvaluationReport) -> [Metric] {
+        let base: [Metric] = [.hitAt1, .hitAt3, .mrr, .ndcgAt3, .rotationsPerActiveHour, .flickerRate,
+                              .unnecessaryRotationRate, .coverage]
+        return report.measure == .counterfactual ? [.counterfactualEngagement, .ceilingRatio] + base : base
+    }
+
+    /// A column title in the report's terms: hit@1 is "logged hit@1" wherever it is not the
+    /// headline.
+    static func title(_ m: Metric, in report: EvaluationReport) -> String {
+        m == .hitAt1 ? report.hitAt1Title : EvaluationReport.title(m)
+    }
+
+    /// The metrics whose interval the tables print (the headline and the two it is read with).
+    static func intervalMetrics(_ report: EvaluationReport) -> Set<Metric> {
+        [report.headlineMetric, .hitAt1, .rotationsPerActiveHour]
+    }
+
+    /// The off-policy headline cell of `p`: `0.140 [0.131, 0.149]`, `-` without an estimate.
+    static func offPolicyCell(_ report: EvaluationReport, _ p: PolicyReport) -> String {
+        let h = report.headline(of: p)
+        guard let v = h.value else { return "-" }
+        var cell = EvaluationReport.format(v, metric: .hitAt1)
+        if let ci = h.interval {
+            cell += " [\(EvaluationReport.format(ci.lowerBound, metric: .hitAt1)), \(EvaluationReport.format(ci.upperBound, metric: .hitAt1))]"
+        }
+        return cell
+    }
+
+    /// How `p` stands in the verdict: `winner`, `tied` (in the best group without a winner), or `nil`.
+    static func standing(_ report: EvaluationReport, _ p: PolicyReport) -> String? {
+        guard let v = report.verdict else { return nil }
+        if v.winner == p.name { return "winner" }
+        if v.winner == nil, v.leadInterval != nil, v.tied.count > 1, v.tied.contains(p.name) { return "tied for best" }
+        return nil
+    }
+
+    /// Where the meaning of every figure is written down, in the SmartStack repository.
+    static let glossary = "docs/metrics.md"
 
     /// A metric's value with its interval: `0.412 [0.380, 0.444]`.
     static func valueWithInterval(_ p: PolicyReport, _ m: Metric) -> String {
@@ -80,7 +119,31 @@ public enum ReportRenderer {
         let rule = d.usersWithScreenOn == 0 ? "before each engagement (no screen_on in the data)"
             : rest <= 0 ? "at each screen_on" : "at each screen_on for \(d.usersWithScreenOn) users, before each engagement for \(rest)"
         facts.append(("Decision points", "\(d.decisionPoints), \(rule)"))
+        if let decisions = report.policies.first?.metrics[.decisions] {
+            facts.append(("Decisions", "\(Int(decisions)) scored: a decision point decides the top of every stack configured then, so a person with two stacks makes two decisions at each; decision points in the warm-up are replayed but not scored"))
+        }
         facts.append(("Scored user-days", "\(d.userDays)"))
+        facts.append(("Measure", report.measureLine.replacingOccurrences(of: "Measure: ", with: "")))
+        if let t = report.truth {
+            var v = "\(t.file) (\(t.lines) lines, digest \(t.digest)): \(t.matchedAtInstant) decisions matched at their instant"
+            if t.matchedEarlier > 0 { v += ", \(t.matchedEarlier) to the line of their session" }
+            if t.leftOutWithoutLine + t.leftOutUnknownWidget > 0 {
+                v += ", \(t.leftOutWithoutLine + t.leftOutUnknownWidget) left out"
+            }
+            if let lift = t.displayLift { v += "; display lift \(String(format: "%.3f", lift))" }
+            facts.append(("Truth", v))
+        }
+        if !report.loggingPolicies.isEmpty {
+            facts.append(("Logged by", report.loggingPolicies.map { "\($0.name) (\($0.impressions) impressions)" }.joined(separator: ", ")))
+        }
+        return facts
+    }
+
+    /// The report's provenance as label/value facts, empty when it has none.
+    static func provenanceFacts(_ report: EvaluationReport) -> [(label: String, value: String)] {
+        guard let p = report.provenance else { return [] }
+        var facts: [(String, String)] = [("SmartStack", p.version), ("Command", p.command), ("Generated", p.generated)]
+        if let t = report.truth { facts.append(("Truth file", "\(t.file) (\(t.digest))")) }
         return facts
     }
 
@@ -131,7 +194,20 @@ public enum ReportRenderer {
     }
 
     /// What the columns mean, in one paragraph.
-    static let metricLegend = "hit@1, hit@3, MRR and nDCG@3 score the stack order against the widget engaged within the attribution window (higher is better). "
-        + "Rotations per active hour, flicker (A → B → A within the flicker window) and unnecessary rotations (the new top is not engaged before the next rotation) measure restlessness (lower is calmer). "
-        + "Dwell is the median minutes a widget stays on top; coverage is the share of widgets ever on top."
+    static func metricLegend(_ report: EvaluationReport) -> String {
+        var s = ""
+        switch report.measure {
+        case .counterfactual:
+            s += "Counterfactual engagement is the probability, read from the truth file, that the policy's own top is what the person came for; ÷ ceiling divides it by the same for the best eligible widget of each decision. "
+        case .offPolicy:
+            s += "Off-policy (DR) estimates the engagements per decision the policy would have had, from the logged impressions' propensities. "
+        case .logged:
+            break
+        }
+        s += "hit@1, hit@3, MRR and nDCG@3 score the stack order against the widget engaged within the attribution window (higher is better)"
+        s += report.measure == .logged ? ". " : "; they are read against what the logging policy showed, so they favour it. "
+        s += "Rotations per active hour, flicker (A → B → A within the flicker window) and unnecessary rotations (the new top is not engaged before the next rotation) measure restlessness (lower is calmer). "
+        s += "Dwell is the median minutes a widget stays on top; coverage is the share of widgets ever on top. Every figure is defined in \(glossary) of the SmartStack repository."
+        return s
+    }
 }
