@@ -168,3 +168,40 @@ import SmartStackDatasets
         #expect(abs(try #require(m[.ceiling]) - ceiling / Double(n)) < 1e-12)
     }
 }
+
+/// Logged hit@1 follows the logger; counterfactual engagement does not.
+@Suite struct LoggerBiasTests {
+    /// Three people of the structureless persona (no time-of-day habits) with stacks of three,
+    /// two weeks, logged by `logger`.
+    static func run(logger: SimulationLogger, seed: UInt64) throws -> EvaluationReport {
+        var variant = SimulationVariant()
+        variant.logger = logger
+        variant.stackSize = 3
+        var events: [Event] = [], lines: [GroundTruthEntry] = []
+        for u in 0..<3 {
+            var sim = UserSimulator(persona: .structureless, userIndex: u, userName: "p\(u)", seed: seed,
+                                    startDay: SimulationOptions.defaultStartDay, days: 14, variant: variant)
+            while let day = sim.nextDay() { events += day.events; lines += day.truth }
+        }
+        let truth = EvaluationTruth(truth: try GroundTruth(entries: lines, source: "sim"), file: PolicyInputFile(path: "sim", digest: "sim"))
+        var options = Fixture.options(bootstrap: 0)
+        options.threads = 2
+        let policies = try ["mfu", "time-of-day"].map { PolicyFactory.engine(try PolicySpec(parsing: $0)) }
+        return try Evaluator(options: options).evaluate(.events(events, name: "sim"), policies: policies, truth: truth)
+    }
+
+    @Test(arguments: [UInt64(3), 4])
+    func hitAt1RanksTheBaselinesByTheLoggerWhileTheCounterfactualRankingStaysPut(seed: UInt64) throws {
+        func ranking(_ r: EvaluationReport, _ m: Metric) -> [String] {
+            r.policies.sorted { ($0.metrics[m] ?? 0) > ($1.metrics[m] ?? 0) }.map(\.name)
+        }
+        let byHour = try Self.run(logger: .timeOfDay, seed: seed), byUsage = try Self.run(logger: .mfu, seed: seed)
+        // Logged by the hour-of-day heuristic, hit@1 puts time-of-day first; by usage, mfu.
+        #expect(ranking(byHour, .hitAt1) == ["time-of-day", "mfu"])
+        #expect(ranking(byUsage, .hitAt1) == ["mfu", "time-of-day"])
+        // What the people would have lived: mfu first under both loggers.
+        #expect(ranking(byHour, .counterfactualEngagement) == ["mfu", "time-of-day"])
+        #expect(ranking(byUsage, .counterfactualEngagement) == ["mfu", "time-of-day"])
+        #expect(byHour.loggingPolicies.first?.name == UserSimulator.loggingPolicyName)
+    }
+}

@@ -8,7 +8,7 @@ extension UserEngine {
         // 6: per-widget offsets of the learned scores; 7: sequence contexts over widgets' apps;
         // 8: the policy's `sequence_prior`; 9: apps' time-of-day profiles (`AppHours`); 10: which
         // app each app followed (`AppTransitions`)
-        static let currentVersion = 10
+        static let currentVersion = 11
         var version = Snapshot.currentVersion
         var user: String
         var policy: ResolvedPolicy

@@ -92,9 +92,11 @@ public final class UserEngine {
         scorer.score(stack: s, at: time)
         let ranking = scorer.ranking(stack: s, name: stack, user: user, at: time, explained: explainsRankings)
         let (top, previous, propensity) = rotation.rotate(stack: s, at: time, scratch: &scorer.scratch)
+        var probabilities: [String: Double] = [:]
+        for o in rotation.outcomes where o.widget >= 0 { probabilities[features.widgets[o.widget], default: 0] += o.probability }
         return RotationDecision(
             top: top >= 0 ? features.widgets[top] : nil, didRotate: top != previous,
-            propensity: propensity, ranking: ranking)
+            propensity: propensity, ranking: ranking, topProbabilities: probabilities)
     }
 
     /// The same decision as ``decide(stack:at:)`` with the display order written as widget names

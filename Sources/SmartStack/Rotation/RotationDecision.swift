@@ -8,8 +8,13 @@ public struct RotationDecision: Sendable, Hashable {
     public var propensity: Double
     /// The scorer's ranking the decision was made from.
     public var ranking: Ranking
+    /// For a policy that explores, the probability with which each widget would have ended on
+    /// top at this decision (the logging distribution an off-policy estimator reads); empty for
+    /// a deterministic decision, whose top had probability 1.
+    public var topProbabilities: [String: Double]
     /// Creates a decision.
-    public init(top: String?, didRotate: Bool, propensity: Double, ranking: Ranking) {
+    public init(top: String?, didRotate: Bool, propensity: Double, ranking: Ranking, topProbabilities: [String: Double] = [:]) {
         self.top = top; self.didRotate = didRotate; self.propensity = propensity; self.ranking = ranking
+        self.topProbabilities = topProbabilities
     }
 }

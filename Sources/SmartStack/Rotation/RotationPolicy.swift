@@ -17,6 +17,9 @@ final class RotationPolicy {
     // with overlapping access (as `UserEngine`).
     @exclusivity(unchecked) var state = RotationState()
     @exclusivity(unchecked) var generator: SeededGenerator
+    /// When the last decision explored: each widget that could have ended on top (-1 for none)
+    /// with its probability; empty when it was deterministic.
+    private(set) var outcomes: [(widget: Int32, probability: Double)] = []
     /// The normal quantiles of the early-rotation test for a return and for a new challenger,
     /// computed once from `parameters`.
     private let z: (isReturn: Double, new: Double)
@@ -87,6 +90,7 @@ final class RotationPolicy {
 
         var top: Int32 = -1
         var propensity = 1.0
+        if !outcomes.isEmpty { outcomes.removeAll(keepingCapacity: true) }
         var early = RotationState.EarlyChoice()
         let pin = features.stackPins[s]
         if pin >= 0, widgets.contains(pin) {
@@ -106,7 +110,7 @@ final class RotationPolicy {
             }
             var pick = greedy
             if candidates > 0 {
-                if policy.kind == .bandit {
+                if policy.explores {
                     explorationDistribution(&scratch, widgets: widgets, stack: s, candidates: candidates, greedy: greedy)
                     var u = generator.nextUnit()
                     pick = -1
@@ -120,12 +124,16 @@ final class RotationPolicy {
                 }
             }
             top = resolve(pick, scratch, stack: s, widgets: widgets, at: ts, today: today, early: &early)
-            if candidates > 0 && policy.kind == .bandit {
+            if candidates > 0 && policy.explores {
                 propensity = 0
                 var ignored = RotationState.EarlyChoice()
                 for i in 0..<n where scratch.probabilities[i] > 0 {
-                    if resolve(i, scratch, stack: s, widgets: widgets, at: ts, today: today, early: &ignored) == top {
-                        propensity += scratch.probabilities[i]
+                    let shown = resolve(i, scratch, stack: s, widgets: widgets, at: ts, today: today, early: &ignored)
+                    if shown == top { propensity += scratch.probabilities[i] }
+                    if let k = outcomes.firstIndex(where: { $0.widget == shown }) {
+                        outcomes[k].probability += scratch.probabilities[i]
+                    } else {
+                        outcomes.append((shown, scratch.probabilities[i]))
                     }
                 }
             }
@@ -135,9 +143,23 @@ final class RotationPolicy {
         return (top, previous, propensity)
     }
 
-    /// The bandit's exploration probabilities over candidates into `scratch.probabilities`.
+    /// The exploration probabilities over candidates into `scratch.probabilities`: `contextual`'s
+    /// (a share `explore` spread evenly over the candidates within `exploreMargin` of the best
+    /// score, the rest on the best) or the bandit's.
     private func explorationDistribution(_ scratch: inout ScoringScratch, widgets: [Int32], stack s: Int, candidates: Int, greedy: Int) {
         let n = widgets.count
+        if policy.kind == .contextual {
+            let floor = scratch.scores[greedy] - policy.exploreMargin
+            var close = 0
+            for i in 0..<n where scratch.eligible[i] && scratch.scores[i] >= floor && !state.isOnTopElsewhere(widgets[i], except: s) {
+                close += 1
+            }
+            let share = close > 1 ? policy.explore / Double(close) : 0
+            for i in 0..<n where scratch.eligible[i] && scratch.scores[i] >= floor && !state.isOnTopElsewhere(widgets[i], except: s) {
+                scratch.probabilities[i] = share + (i == greedy ? 1 - share * Double(close) : 0)
+            }
+            return
+        }
         switch policy.exploration {
         case .epsilon:
             let e = policy.epsilon

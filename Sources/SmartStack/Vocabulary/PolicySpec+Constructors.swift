@@ -43,9 +43,12 @@ extension PolicySpec {
     ///   - sequencePrior: the same for a context of previous apps toward the shorter one (> 0).
     ///   - learningRate: step size for learning the signal weights online (0: fixed weights).
     ///   - mixture: prior weight of the counting baselines mixed with the model (0...0.5; 0: the model alone).
+    ///   - explore: share of decisions that show another widget close to the best, at random, with
+    ///     its propensity (0...0.5; 0: never).
+    ///   - exploreMargin: how close to the best a widget must score to be explored (log-score units).
     public static func contextual(halfLife: TimeSpan? = nil, recentHalfLife: TimeSpan? = nil, bandwidth: TimeSpan? = nil,
                                   prior: Double? = nil, sequencePrior: Double? = nil, learningRate: Double? = nil,
-                                  mixture: Double? = nil) -> PolicySpec {
+                                  mixture: Double? = nil, explore: Double? = nil, exploreMargin: Double? = nil) -> PolicySpec {
         PolicySpec(.contextual, [
             PolicyTable.halfLife.name: halfLife.map(\.description),
             PolicyTable.recentHalfLife.name: recentHalfLife.map(\.description),
@@ -53,12 +56,13 @@ extension PolicySpec {
             PolicyTable.sequencePrior.name: sequencePrior.map(number),
             PolicyTable.contextualLearningRate.name: learningRate.map(number),
             PolicyTable.mixture.name: mixture.map(number),
+            PolicyTable.explore.name: explore.map(number), PolicyTable.exploreMargin.name: exploreMargin.map(number),
         ])
     }
 
     /// `bandit`: the contextual features in an online logistic model with seeded exploration.
     /// - Parameters:
-    ///   - halfLife, recentHalfLife, bandwidth, prior, sequencePrior: as for ``contextual(halfLife:recentHalfLife:bandwidth:prior:sequencePrior:learningRate:mixture:)``.
+    ///   - halfLife, recentHalfLife, bandwidth, prior, sequencePrior: as for ``contextual(halfLife:recentHalfLife:bandwidth:prior:sequencePrior:learningRate:mixture:explore:exploreMargin:)``.
     ///   - exploration: epsilon-greedy or softmax.
     ///   - epsilon: share of decisions picked uniformly at random (0...1), for epsilon-greedy.
     ///   - temperature: softmax temperature (> 0); lower is greedier.

@@ -7,6 +7,7 @@ enum PolicyTable {
     /// The numeric field of `ResolvedPolicy` a parameter sets.
     enum Field: Sendable {
         case interval, halfLife, frecencyHalfLife, recentHalfLife, bandwidth, prior, sequencePrior, epsilon, temperature, learningRate, mixture
+        case explore, exploreMargin
     }
 
     /// What values a parameter takes.
@@ -57,6 +58,14 @@ enum PolicyTable {
         name: "mixture", defaultValue: "0.01",
         summary: "prior weight of mfu, mru, frecency and time-of-day mixed with the model by exponential weights on log-loss (0...0.5; 0 = the model alone)",
         values: .number(.mixture, 0...0.5))
+    static let explore = Parameter(
+        name: "explore", defaultValue: "0",
+        summary: "share of decisions that show another widget close to the best, at random, with its propensity (0...0.5; 0 = never)",
+        values: .number(.explore, 0...0.5))
+    static let exploreMargin = Parameter(
+        name: "explore_margin", defaultValue: "1",
+        summary: "how close to the best a widget must score to be explored, in log-score units (> 0)",
+        values: .number(.exploreMargin, 0.001...20))
     static let exploration = Parameter(name: "exploration", defaultValue: "epsilon", summary: "epsilon (epsilon-greedy) or softmax",
                                        values: .exploration)
     static let epsilon = Parameter(name: "epsilon", defaultValue: "0.05", summary: "share of decisions picked uniformly at random (0...1)",
@@ -77,7 +86,8 @@ enum PolicyTable {
         Policy(kind: .timeOfDay, summary: "hour-of-day histogram of each widget's use, this hour first", parameters: []),
         Policy(kind: .contextual,
                summary: "SmartStack's model: time of day, weekday, place, app sequence, context, hints, feedback, with Bayesian back-off",
-               parameters: [halfLife, recentHalfLife, bandwidth, prior, sequencePrior, contextualLearningRate, mixture]),
+               parameters: [halfLife, recentHalfLife, bandwidth, prior, sequencePrior, contextualLearningRate, mixture, explore,
+                            exploreMargin]),
         Policy(kind: .bandit,
                summary: "online logistic model over the contextual features with seeded exploration; logs its propensity",
                parameters: [halfLife, recentHalfLife, bandwidth, prior, sequencePrior, exploration, epsilon, temperature, banditLearningRate]),
@@ -88,7 +98,7 @@ enum PolicyTable {
     /// settings they describe); a policy's own parameters' defaults are applied on top.
     static let baseline: [Parameter] = [
         interval, halfLife, frecencyHalfLife, recentHalfLife, bandwidth, prior, sequencePrior, exploration, epsilon, temperature,
-        banditLearningRate,
+        banditLearningRate, explore, exploreMargin,
     ]
 
     /// The policy of `kind`, `nil` for an outside scorer.

@@ -24,9 +24,17 @@ struct ResolvedPolicy: Sendable, Hashable, Codable {
     /// The prior weight of the counting baselines in `contextual`'s mixture (`SignalMixture`);
     /// 0 for the model alone (and every other policy).
     var mixture = 0.0
+    /// `contextual`'s exploration: the share of decisions that show, at random, another
+    /// candidate within `exploreMargin` (log-score units) of the best; 0 for none.
+    var explore = 0.0
+    var exploreMargin = 0.0
 
     /// A policy of `kind` with every parameter at its default: the table's baseline, then the
     /// defaults of the policy's own parameters.
+    /// Whether the rotation picks the top at random (with a propensity) rather than greedily:
+    /// `bandit` always, `contextual` when `explore` > 0.
+    var explores: Bool { kind == .bandit || (kind == .contextual && explore > 0) }
+
     init(kind: Kind) {
         self.kind = kind
         for parameter in PolicyTable.baseline + (PolicyTable.policy(kind)?.parameters ?? []) {
@@ -104,6 +112,8 @@ struct ResolvedPolicy: Sendable, Hashable, Codable {
         case .temperature: temperature
         case .learningRate: learningRate
         case .mixture: mixture
+        case .explore: explore
+        case .exploreMargin: exploreMargin
         }
     }
 
@@ -120,6 +130,8 @@ struct ResolvedPolicy: Sendable, Hashable, Codable {
         case .temperature: temperature = value
         case .learningRate: learningRate = value
         case .mixture: mixture = value
+        case .explore: explore = value
+        case .exploreMargin: exploreMargin = value
         }
     }
 }

@@ -15,15 +15,15 @@ public struct GenerateCommand: SubcommandProtocol, Hashable {
     /// One line for the SUBCOMMANDS list.
     public static let abstract = "Simulate people of a persona: events in JSONL v1 plus their ground truth."
     /// The USAGE line.
-    public static let usage = "smartstack generate --persona <name> --days <n> [--seed <s>] [--users <k>] [--start <date>] [--location <mode>] [--no-screen-on] [--stack-size <n>] [--out <file>] [--truth <file>]"
+    public static let usage = "smartstack generate --persona <name> --days <n> [--seed <s>] [--users <k>] [--start <date>] [--location <mode>] [--no-screen-on] [--stack-size <n>] [--logger <name>] [--logger-policy <spec>] [--out <file>] [--truth <file>]"
     /// The full help text.
     public static let help = """
         OVERVIEW: \(abstract)
 
         Simulates each user of the persona day by day (places, noisy location fixes, context,
         screen_on sessions, app launches and widget taps, relevance hints, manual swipes, and
-        widget_impression events from a randomised epsilon-greedy logging policy with their
-        propensities) and writes the events as SmartStack JSONL v1, sorted by user then time.
+        widget_impression events from a randomised logging policy with their propensities) and
+        writes the events as SmartStack JSONL v1, sorted by user then time.
         Beside it goes the ground truth: one line per screen_on and stack with the true
         probability that each widget is engaged in the session it begins (within 10 minutes):
           {"user":..,"time":..,"stack":..,"distribution":{"calendar":0.41,..},"engaged":"calendar"|null,
@@ -41,13 +41,19 @@ public struct GenerateCommand: SubcommandProtocol, Hashable {
         such a repeat). --stack-size gives each person one stack, 'home', of their first n
         widgets in their own order, filled up with extra widgets of their own habits (smarthome,
         banking, steps, shopping, tvguide, parking) when they have fewer; needs of widgets left
-        out are met by launching those apps directly, which no stack counts.
+        out are met by launching those apps directly, which no stack counts. --logger chooses
+        what the phone shows on top (and logs): the person's intent is the same under every
+        logger, but people also tap what is on top, so logged hit@1 favours policies that
+        resemble the logger while counterfactual engagement (evaluate with the truth) does not.
 
         PERSONAS:
         \(rows(Persona.allCases.map { ($0.rawValue, $0.summary) }))
 
         LOCATION MODES:
         \(rows(LocationReporting.allCases.map { ($0.rawValue, $0.summary) }))
+
+        LOGGERS:
+        \(rows(SimulationLogger.allCases.map { ($0.rawValue, $0.summary) }))
 
         USAGE: \(usage)
 
@@ -61,6 +67,8 @@ public struct GenerateCommand: SubcommandProtocol, Hashable {
             ("--location <mode>", "How location is recorded (see LOCATION MODES; default dense)."),
             ("--no-screen-on", "Write no screen_on or widget_impression events, and engagements as app_launch only."),
             ("--stack-size <n>", "One stack of n widgets, \(SimulationVariant.stackSizes.lowerBound)-\(SimulationVariant.stackSizes.upperBound), instead of the persona's own stacks."),
+            ("--logger <name>", "What the phone shows on top and logs (see LOGGERS; default time-of-day)."),
+            ("--logger-policy <spec>", "The engine logger's policy (default \(SimulationLogger.defaultEnginePolicy)); implies --logger engine."),
             ("--out <file>", "Write the events to <file> (default: standard output)."),
             ("--truth <file>", "Write the ground truth to <file> (default: <out> with .jsonl replaced by .truth.jsonl, or <out>.truth.jsonl; without --out, no truth unless --truth is given)."),
             ("-h, --help", "Show help information."),
@@ -84,7 +92,7 @@ public struct GenerateCommand: SubcommandProtocol, Hashable {
     /// Parses the options.
     public init(arguments: [String]) throws(UsageError) {
         let parsed = try ParsedArguments(arguments, options: ["--persona", "--days", "--seed", "--users", "--start", "--location",
-                                                              "--stack-size", "--out", "--truth"],
+                                                              "--stack-size", "--logger", "--logger-policy", "--out", "--truth"],
                                          flags: ["--no-screen-on"])
         if let extra = parsed.positional.first { throw UsageError("unexpected argument '\(extra)'") }
         let personaName = try parsed.required("--persona")
@@ -109,6 +117,16 @@ public struct GenerateCommand: SubcommandProtocol, Hashable {
         if let text = parsed.value("--stack-size") {
             guard let size = Int(text) else { throw UsageError("the value of '--stack-size' must be a whole number, got '\(text)'") }
             variant.stackSize = size
+        }
+        if let name = parsed.value("--logger") {
+            guard let logger = SimulationLogger(rawValue: name) else {
+                throw UsageError("unknown logger '\(name)' (valid: \(SimulationLogger.namesList))")
+            }
+            variant.logger = logger
+        }
+        if let policy = parsed.value("--logger-policy") {
+            if parsed.value("--logger") == nil { variant.logger = .engine }
+            variant.loggerPolicy = policy
         }
         do {
             options = try SimulationOptions(persona: persona, days: days, users: users, seed: seed, startDay: startDay, variant: variant)

@@ -1,3 +1,5 @@
+import SmartStack
+
 /// How a simulated phone reports where the person is.
 ///
 /// The person moves the same way in every mode (the same seed gives the same days, sessions and
@@ -59,6 +61,10 @@ public struct SimulationVariant: Sendable, Hashable, CustomStringConvertible {
     /// habits when the persona has fewer. Needs of widgets left out are met by launching their
     /// app directly, which no stack counts.
     public var stackSize: Int?
+    /// Who decides what is shown on top and logs it (``SimulationLogger``).
+    public var logger: SimulationLogger = .timeOfDay
+    /// The policy of the `engine` logger (default: ``SimulationLogger/defaultEnginePolicy``).
+    public var loggerPolicy: String?
 
     /// The smallest and largest `stackSize`.
     public static let stackSizes = 2...16
@@ -76,14 +82,34 @@ public struct SimulationVariant: Sendable, Hashable, CustomStringConvertible {
         if location != .dense { parts.append("location=" + location.rawValue) }
         if !recordsScreenOn { parts.append("screen_on=off") }
         if let stackSize { parts.append("stack_size=\(stackSize)") }
+        if logger != .timeOfDay { parts.append("logger=" + logger.rawValue) }
+        if let loggerPolicy { parts.append("logger_policy=" + loggerPolicy) }
         return parts.isEmpty ? "default" : parts.joined(separator: ",")
     }
 
-    /// Checks the stack size.
-    /// - Throws: ``SimulationError`` when it is outside ``stackSizes``.
+    /// The `engine` logger's policy, parsed and checked by the engine.
+    /// - Throws: ``SimulationError`` naming the policy when it is not one the engine runs.
+    public func engineLoggerPolicy() throws(SimulationError) -> PolicySpec {
+        let text = loggerPolicy ?? SimulationLogger.defaultEnginePolicy
+        do {
+            let spec = try PolicySpec(parsing: text)
+            _ = try UserEngine(user: "check", policy: spec)
+            return spec
+        } catch {
+            throw SimulationError("logger policy '\(text)': \(error)")
+        }
+    }
+
+    /// Checks the stack size and the logger's policy.
+    /// - Throws: ``SimulationError`` when the stack size is outside ``stackSizes``, a logger
+    ///   policy is given to another logger than `engine`, or the engine cannot run it.
     public func validate() throws(SimulationError) {
         if let stackSize, !Self.stackSizes.contains(stackSize) {
             throw SimulationError("stack size must be from \(Self.stackSizes.lowerBound) to \(Self.stackSizes.upperBound), got \(stackSize)")
         }
+        if loggerPolicy != nil, logger != .engine {
+            throw SimulationError("a logger policy is for the engine logger only (the logger is '\(logger.rawValue)')")
+        }
+        if logger == .engine { _ = try engineLoggerPolicy() }
     }
 }

@@ -64,6 +64,8 @@ public struct UserSimulator {
     private var charging = false
     private var headphonesOn = false
     private var weights: [Double]
+    /// The `engine` logger, when the variant's logger is SmartStack's engine.
+    private let loggerEngine: LoggerEngine?
 
     /// Creates the simulator of user `userIndex` of `persona`.
     /// - Parameters:
@@ -88,6 +90,25 @@ public struct UserSimulator {
         self.startDay = startDay
         self.days = days
         self.weights = Array(repeating: 0, count: model.catalog.count)
+        // An engine policy that does not run was refused by `SimulationOptions`; here it falls
+        // back to the default engine policy rather than trap.
+        if variant.logger == .engine {
+            let spec = (try? variant.engineLoggerPolicy()) ?? PolicySpec(name: PolicyRegistry.defaultPolicy)
+            loggerEngine = try? LoggerEngine(user: userName, policy: spec,
+                                             seed: SimulationRandom.derive(seed, persona.seedSalt, UInt64(userIndex), 0x454E_4749_4E45))
+        } else {
+            loggerEngine = nil
+        }
+    }
+
+    /// The `policy` field of the impressions the variant's logger writes.
+    private var loggingPolicyName: String {
+        switch variant.logger {
+        case .timeOfDay: Self.loggingPolicyName
+        case .mfu: "sim-epsilon-greedy:epsilon=0.3,heuristic=usage"
+        case .uniform: "sim-uniform"
+        case .engine: loggerEngine?.name ?? "smartstack"
+        }
     }
 
     private func midnightNanos(_ d: Int) -> Int64 {
@@ -125,6 +146,21 @@ public struct UserSimulator {
             let actual = segments.last { $0.start <= within }?.offset ?? offset
             pending.append(Pending(nanos: n, seq: pending.count, offset: actual, payload: payload))
         }
+        // The engine logger sees what the phone recorded strictly before each decision.
+        let recorded = recordedTypes, logger = loggerEngine, userID = user
+        var given = [Bool]()
+        func unseen(before nanos: Int64) -> [Event] {
+            given.append(contentsOf: repeatElement(false, count: pending.count - given.count))
+            var ready: [Int] = []
+            for i in pending.indices where !given[i] && pending[i].nanos < nanos {
+                given[i] = true
+                if recorded(pending[i].payload) { ready.append(i) }
+            }
+            ready.sort { pending[$0].nanos != pending[$1].nanos ? pending[$0].nanos < pending[$1].nanos : pending[$0].seq < pending[$1].seq }
+            return ready.map { Event(time: EventTime(nanosecondsSinceEpoch: pending[$0].nanos, utcOffsetSeconds: pending[$0].offset),
+                                     user: userID, payload: pending[$0].payload) }
+        }
+        func feed(before nanos: Int64) { logger?.give(unseen(before: nanos)) }
         let firstOffset = plan.segments.first?.offset ?? model.startOffset(day: day)
 
         // Stacks: configured on day 0 and whenever the persona changes them.
@@ -164,7 +200,7 @@ public struct UserSimulator {
                 continue
             }
             let end = session(at: second, dayStart: dayStart, dayEnd: dayEnd, segment: seg, plan: plan, weekday: weekday,
-                              emit: emit, truth: &truth)
+                              emit: emit, feed: feed, truth: &truth)
             lastSessionNanos = dayStart + Int64(second) * 1_000_000_000
             lastSessionEndNanos = end
             lastSessionSegment = seg
@@ -172,6 +208,7 @@ public struct UserSimulator {
             t = max(t, end + 10_000_000_000)
         }
         activeHints.removeAll { $0.until <= dayEnd }
+        logger?.carry(unseen(before: .max))
 
         pending.sort { $0.nanos != $1.nanos ? $0.nanos < $1.nanos : $0.seq < $1.seq }
         var events: [Event] = []
@@ -182,6 +219,55 @@ public struct UserSimulator {
                                 user: user, id: "e" + String(eventCounter), payload: p.payload))
         }
         return SimulatedDay(events: events, truth: truth)
+    }
+
+    /// What the logger shows on `stack` at `time`: each widget's probability (in the stack's
+    /// order) and the index drawn. Every logger takes exactly one draw of the person's
+    /// generator, so the person's later draws do not depend on which logger runs.
+    private mutating func logDisplay(stack s: (id: String, widgets: [Int]), hour: Int, at time: EventTime) -> ([Double], Int) {
+        let n = s.widgets.count
+        var pi: [Double]
+        switch variant.logger {
+        case .timeOfDay, .mfu:
+            let slot = loggerSlot(s.id)
+            func count(_ w: Int) -> Double {
+                if variant.logger == .timeOfDay { return loggerCounts[slot][hour * model.catalog.count + w] }
+                var total = 0.0
+                for h in 0..<24 { total += loggerCounts[slot][h * model.catalog.count + w] }
+                return total
+            }
+            var best = 0
+            for k in 1..<n where count(s.widgets[k]) > count(s.widgets[best]) { best = k }
+            // Rounded to 12 decimals so the log shows 0.775, not 0.7749999999999999.
+            let explore = (Self.epsilon / Double(n) * 1e12).rounded() / 1e12
+            pi = [Double](repeating: explore, count: n)
+            pi[best] = ((1 - Self.epsilon + explore) * 1e12).rounded() / 1e12
+        case .uniform:
+            pi = [Double](repeating: (1 / Double(n) * 1e12).rounded() / 1e12, count: n)
+        case .engine:
+            _ = rng.nextDouble()
+            let widgets = s.widgets.map { model.catalog[$0].id }
+            if let engine = loggerEngine, case let (p, shown?) = engine.decide(stack: s.id, widgets: widgets, at: time) {
+                return (p.map { ($0 * 1e12).rounded() / 1e12 }, shown)
+            }
+            // Nothing eligible for the engine: the phone shows the stack's first widget.
+            pi = [Double](repeating: 0, count: n)
+            pi[0] = 1
+            return (pi, 0)
+        }
+        return (pi, rng.pick(weights: pi))
+    }
+
+    /// Whether the phone records events of `payload`'s kind under this variant (what the
+    /// engine logger may learn from).
+    private var recordedTypes: (EventPayload) -> Bool {
+        let screenOn = variant.recordsScreenOn
+        return { payload in
+            switch payload {
+            case .screenOn, .widgetImpression, .widgetTap, .widgetSwipe: screenOn
+            default: true
+            }
+        }
     }
 
     private mutating func loggerSlot(_ stack: String) -> Int {
@@ -345,7 +431,7 @@ public struct UserSimulator {
     /// person's engagement, other apps, and the ground truth. Returns the instant of the
     /// session's last event.
     private mutating func session(at second: Int, dayStart: Int64, dayEnd: Int64, segment seg: Segment, plan: DayPlan,
-                                  weekday: Int, emit: (Double, Int32, EventPayload) -> Void,
+                                  weekday: Int, emit: (Double, Int32, EventPayload) -> Void, feed: (Int64) -> Void,
                                   truth: inout [GroundTruthEntry]) -> Int64 {
         let nanos = dayStart + Int64(second) * 1_000_000_000
         let time = EventTime(nanosecondsSinceEpoch: nanos, utcOffsetSeconds: seg.offset)
@@ -377,29 +463,19 @@ public struct UserSimulator {
         for i in intent.indices { intent[i] = total > 0 ? pEngage * weights[i] / total : 0 }
         let pNone = 1 - pEngage
 
-        // The logging policy: epsilon-greedy over this user's hour-of-day usage counts.
+        // The logging policy (the variant's logger) shows one widget per stack, at random.
         let hour = time.localHour
         var shown: [Int] = []
         var propensities: [[Double]] = []
         if variant.recordsScreenOn { emit(Double(second), seg.offset, .screenOn) }
+        if loggerEngine != nil { feed(nanos) }
         for s in currentStacks {
-            let n = s.widgets.count
-            let slot = loggerSlot(s.id)
-            let row = hour * catalog.count
-            var best = 0
-            for k in 1..<n where loggerCounts[slot][row + s.widgets[k]] > loggerCounts[slot][row + s.widgets[best]] {
-                best = k
-            }
-            // Rounded to 12 decimals so the log shows 0.775, not 0.7749999999999999.
-            let explore = (Self.epsilon / Double(n) * 1e12).rounded() / 1e12
-            var pi = [Double](repeating: explore, count: n)
-            pi[best] = ((1 - Self.epsilon + explore) * 1e12).rounded() / 1e12
-            let k = rng.pick(weights: pi)
+            let (pi, k) = logDisplay(stack: s, hour: hour, at: time)
             shown.append(k)
             propensities.append(pi)
             if variant.recordsScreenOn {
                 emit(Double(second), seg.offset, .widgetImpression(stack: s.id, widget: catalog[s.widgets[k]].id,
-                                                                   propensity: pi[k], policy: Self.loggingPolicyName))
+                                                                   propensity: pi[k], policy: loggingPolicyName))
             }
         }
 

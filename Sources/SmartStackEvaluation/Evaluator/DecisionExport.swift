@@ -25,6 +25,9 @@ public struct DecisionRecord: Sendable, Hashable {
     public var isScored: Bool
     /// The exported policy's widget on top after the rotation layer (what the evaluator scores).
     public var pick: String?
+    /// The probability with which the policy put `pick` on top (1 unless it explores): with
+    /// `pick` it is the impression a host logs, `widget_impression`'s `propensity`.
+    public var propensity: Double = 1
     /// The exported policy's display order (top first) that the evaluator ranks targets against.
     public var order: [String]
     /// The exported policy's raw scorer ranking (before hysteresis, dwell and caps), top first.
@@ -48,7 +51,7 @@ public struct DecisionRecord: Sendable, Hashable {
         s += ",\"eligible\":[" + eligible.map { $0 ? "true" : "false" }.joined(separator: ",") + "]"
         s += ",\"features\":[" + features.map { "[" + $0.map(Self.number).joined(separator: ",") + "]" }.joined(separator: ",") + "]"
         s += ",\"target\":" + (target.map(Self.list) ?? "null")
-        s += ",\"pick\":" + (pick.map(Self.quote) ?? "null")
+        s += ",\"pick\":" + (pick.map(Self.quote) ?? "null") + ",\"propensity\":" + Self.number(propensity)
         s += ",\"order\":" + Self.list(order) + ",\"ranking\":" + Self.list(ranking)
         s += ",\"scores\":[" + scores.map(Self.number).joined(separator: ",") + "]}"
         return s
@@ -188,6 +191,7 @@ final class DecisionObserver: ReplayPolicy {
             user: user, time: time, stack: stack, candidates: vectors.map(\.widget), eligible: vectors.map(\.isEligible),
             features: vectors.map(\.values), target: nil, isScored: false, pick: decision.top, order: decision.order,
             ranking: raw.widgets.map(\.widget), scores: vectors.map { scoreOf[$0.widget] ?? -Double.infinity })
+        pending[stack]?.propensity = decision.propensity
         return decision
     }
 }
