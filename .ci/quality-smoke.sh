@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Smoke run of the rotation-quality harness (Benchmarks/quality, issue 14) so it cannot rot:
-# generates a few small variants with a custom seed, evaluates every policy and the oracle at
-# both warm-ups, checks the tables are written. Figures from a debug build and a 9-day, one-person
+# Smoke run of the rotation-quality harness (Benchmarks/quality) so it cannot rot: generates a
+# few small variants with a custom seed under two loggers, evaluates every policy and the oracle
+# at both warm-ups, checks the tables are written. Figures from a debug build and a 9-day, one-person
 # run mean nothing; the protocol's run is in Benchmarks/quality/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,9 +11,9 @@ swift build --product smartstack
 bin="$(swift build --product smartstack --show-bin-path)/smartstack"
 python3 Benchmarks/quality/run.py --smartstack "$bin" --seeds 11 --personas sequence,structureless,cohort \
     --variants default,change-only,no-screen-on,stack-3,one-day --users 1 --days 9 --bootstrap 50 \
-    --no-bundled --counterfactual --out "$out" > /dev/null
+    --no-bundled --loggers time-of-day,uniform --out "$out" > /dev/null
 # Bad options stop before any work, naming what is wrong.
-for bad in "--personas sequence,bogus" "--seeds 11,x" "--variants default,bogus" "--default-rotation dwell=bogus" "--seeds report --default-rotation dwell=5m" "--bootstrap 0"; do
+for bad in "--personas sequence,bogus" "--seeds 11,x" "--variants default,bogus" "--loggers bogus" "--default-rotation dwell=bogus" "--seeds report --default-rotation dwell=5m" "--bootstrap 0"; do
     if msg=$(python3 Benchmarks/quality/run.py --smartstack "$bin" $bad --out "$out/bad" 2>&1); then
         echo "quality smoke: run.py $bad should have failed" >&2; exit 1
     fi
@@ -28,23 +28,27 @@ names = {r["dataset"] for r in report["rows"]}
 keys = [(r["dataset"], r["warmup_days"]) for r in report["rows"]]
 assert len(keys) == len(set(keys)), sorted(k for k in keys if keys.count(k) > 1)
 expected = {"sequence", "sequence+change-only", "sequence+no-screen-on", "sequence+stack-3", "sequence+one-day",
-            "structureless", "structureless+one-day", "cohort+one-day", "studentlife"}
+            "structureless", "structureless+one-day", "cohort+one-day", "studentlife",
+            "sequence@uniform", "structureless+stack-3@uniform", "cohort+one-day@uniform"}
 assert expected <= names, sorted(expected - names)
-assert all("oracle_ratio" in r["targets"] for r in report["rows"] if r["simulated"])
-# Counterfactual engagement: on every simulated row with screen_on, none without (its decisions are
-# not the simulator's instants) and none on the real recording; a probability per policy, and the
-# ceiling above every policy.
+assert all("oracle_ratio" in r["logged_targets"] for r in report["rows"] if r["simulated"])
+# Counterfactual engagement, from `smartstack evaluate --truth`: on every simulated row (rows
+# without screen_on read the truth's launch lines), never on the real recording; a probability
+# per policy, the ceiling above the default, and the targets read on it.
 by = {(r["dataset"], r["warmup_days"]): r for r in report["rows"]}
 for (name, w), r in by.items():
     has = "counterfactual" in r
-    assert has == (r["simulated"] and "no-screen-on" not in name), (name, w, has)
+    assert has == r["simulated"], (name, w, has)
     if has:
         c = r["counterfactual"]
-        # Every scored decision of data with screen_on is one of the simulator's instants.
-        assert 0 < c["decisions"] == c["scored_decisions"], (name, c["decisions"], c["scored_decisions"])
-        assert all(0 <= v <= c["ceiling"] + 1e-12 for v in c["engagement"].values()), (name, c)
-        assert set(c["targets"]) == {"ceiling_ratio", "at_least_best_baseline", "no_baseline_ahead_beyond_chance"}
-assert "## Counterfactual engagement" in open(sys.argv[1][:-len("quality.json")] + "quality.md").read()
+        assert c["decisions"] > 0 and c["left_out"] == 0, (name, c["decisions"], c["left_out"])
+        assert all(0 <= v <= 1 for v in c["engagement"].values()), (name, c)
+        assert c["engagement"]["contextual"] <= c["ceiling"] + 1e-12, (name, c)
+        assert {"at_least_best_baseline", "no_baseline_ahead_beyond_chance", "rotation_cost"} <= set(r["targets"]), r["targets"]
+    else:
+        assert "oracle_ratio" not in r["targets"] and "at_least_best_baseline" in r["targets"], r["targets"]
+md = open(sys.argv[1][:-len("quality.json")] + "quality.md").read()
+assert "## Every dataset with a truth file: counterfactual engagement" in md and "Pooled counterfactual engagement" in md
 print("quality smoke: OK (%d rows)" % len(report["rows"]))
 PY
 

@@ -182,7 +182,8 @@ def evaluate(bin_, dataset, warmup, undamped, bootstrap=BOOTSTRAP, dump_dir=None
     if dataset.truth:
         cmd += ["--truth", dataset.truth]
     if undamped:
-        cmd += ["--rotation", UNDAMPED, "--bootstrap", "0"]
+        # Intervals of the undamped scorer's off-policy estimates too (ope_check.py reads them).
+        cmd += ["--rotation", UNDAMPED, "--bootstrap", str(bootstrap)]
     else:
         cmd += ["--reference", DEFAULT_POLICY, "--bootstrap", str(bootstrap)]
         if rotation:
