@@ -75,7 +75,20 @@ public struct MergeCommand: SubcommandProtocol, Hashable {
         } catch let error as EvaluationError {
             throw CommandFailure(error.message)
         }
+        if !Self.carriesTruth(report) { output.printError("warning: " + Self.noTruthWarning) }
         try EvaluateCommand.publish(report, directory: reportDirectory, json: json, output: output)
         return 0
+    }
+
+    /// What `merge` warns when no partial carried a ground truth: shards named
+    /// `shard-…-of-….jsonl` find no `<dataset>.truth.jsonl` beside them, so `--policies all`
+    /// leaves the oracle out without a word.
+    public static let noTruthWarning = "the partials carry no ground truth, so this report has no oracle (and no "
+        + "counterfactual measure): give every shard's 'smartstack evaluate' the same --truth <file> "
+        + "(one file serves every shard)"
+
+    /// Whether the merged partials were evaluated with a ground truth (the oracle ran on them).
+    static func carriesTruth(_ report: EvaluationReport) -> Bool {
+        report.policies.contains { $0.name == "oracle" || $0.name.hasPrefix("oracle:") }
     }
 }
