@@ -4,12 +4,14 @@ real StudentLife recordings, one figure per cell, the best policy but the oracle
     swift build -c release --product smartstack
     python3 Benchmarks/results.py                       # hit@1, the table the README shows
     python3 Benchmarks/results.py --metric mrr          # any metric key of report.json
+    python3 Benchmarks/results.py --check README.md     # fails when the README shows another table
 
 Each dataset is evaluated once with `smartstack evaluate <dataset> --policies all --reference
 contextual --report <out>/<dataset>` (defaults otherwise: 10-minute window, 7-day warm-up,
 1000 bootstrap resamples, seed 0); the reports stay in --out for their intervals and paired
 differences. StudentLife is imported from ../shared/datasets (not in this repository); without
-it its row is left out with a note, unless --require-studentlife. Python 3 standard library only.
+it its row is left out with a note, unless --require-studentlife or under CI (CI set). Python 3
+standard library only.
 """
 import argparse
 import json
@@ -38,8 +40,8 @@ def datasets(args):
         out = Path(args.out) / "studentlife.jsonl"
         run([args.smartstack, "import", "studentlife", *[shared / f for f in STUDENTLIFE], "--out", out])
         rows.append(("studentlife", out))
-    elif args.require_studentlife:
-        sys.exit(f"error: StudentLife not found in {shared} (give --shared-datasets)")
+    elif args.require_studentlife or os.environ.get("CI"):
+        sys.exit(f"error: StudentLife not found in {shared} (give --shared-datasets; CI must have it)")
     else:
         print(f"note: StudentLife not found in {shared}: its row is left out", file=sys.stderr)
     return rows
@@ -70,6 +72,7 @@ def main():
     parser.add_argument("--out", default=str(ROOT / ".build" / "results"), help="where the reports go")
     parser.add_argument("--shared-datasets", default=str(ROOT.parent / "shared" / "datasets"))
     parser.add_argument("--require-studentlife", action="store_true")
+    parser.add_argument("--check", metavar="FILE", help="fail when FILE (e.g. README.md) shows another table")
     args = parser.parse_args()
     if not os.access(args.smartstack, os.X_OK):
         sys.exit(f"error: no smartstack binary at {args.smartstack} (swift build -c release --product smartstack)")
@@ -83,7 +86,13 @@ def main():
         if not any(args.metric in p["metrics"] for p in report["policies"]):
             sys.exit(f"error: report.json has no metric '{args.metric}' (keys: {sorted(report['policies'][0]['metrics'])})")
         reports.append((name, report))
-    sys.stdout.write(table(reports, args.metric, args.digits))
+    text = table(reports, args.metric, args.digits)
+    sys.stdout.write(text)
+    if args.check:
+        shown = open(args.check, encoding="utf-8").read()
+        if text not in shown:
+            sys.exit(f"error: {args.check} does not show this table: paste the one above in its place")
+        print(f"{args.check} shows this table", file=sys.stderr)
 
 
 if __name__ == "__main__":
