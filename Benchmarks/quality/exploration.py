@@ -45,7 +45,7 @@ def spec(explore, margin):
 
 def price(bin_, data, persona, settings, bootstrap):
     """Every setting's counterfactual engagement minus explore=0's on one persona's set."""
-    names = [spec(e, m) for e, m in settings]
+    names = ["contextual"] + [spec(e, m) for e, m in settings]
     out = run([bin_, "evaluate", os.path.join(data, persona + ".jsonl"), "--policies", ",".join(names),
                "--reference", "contextual", "--warmup-days", "7", "--bootstrap", str(bootstrap), "--json", "--quiet",
                "--threads", "1"])
@@ -124,7 +124,7 @@ def main():
     lines = ["# Exploration: its price and what it buys", "",
              "Seeds %s; price on %d-day sets of %d people per seed (warm-up 7, time-of-day logger); support on %d-day logs "
              "of one person per persona and seed, logged by the engine itself." % (a.seeds, a.days, a.users, a.log_days), "",
-             "| explore | margin | mean price | worst price [95% CI] (persona) | price <= %.3f everywhere | DR interval width | DR covers the truth |"
+             "| explore | margin | mean price | worst price [95%% CI] (persona) | price <= %.3f everywhere | DR interval width | DR covers the truth |"
              % PRICE, "|---:|---:|---:|---:|---|---:|---:|"]
     rows = []
     for setting in SETTINGS:
