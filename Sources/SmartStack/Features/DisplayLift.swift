@@ -14,60 +14,52 @@
 /// lift is 0 and the engine learns as if there were no display effect.
 ///
 /// An engagement of the widget shown is then counted with weight `1 − λ / r(w)`, `r(w)` the
-/// rate at which `w` was engaged when shown (smoothed toward the stack's): in expectation, the
-/// share of those engagements that the person's intent explains.
+/// rate at which `w` was engaged when shown at random (smoothed toward the stack's): in
+/// expectation, the share of those engagements that the person's intent explains.
 struct DisplayLift: Sendable, Codable, Hashable {
     /// Pseudo-impressions of lift 0 the estimate is shrunk with.
     static let priorImpressions = 50.0
 
-    /// Per stack, decayed (long clock) sums of `(Y_s / p − Y_any) / (n − 1)` and of the weights,
-    /// and the number of settled randomised impressions.
-    private(set) var sums: [Double] = []
-    private(set) var weights: [Double] = []
-    private(set) var impressions: [Double] = []
-    /// Per stack, decayed impressions and engagements of the shown widget (every impression).
-    private(set) var stackShown: [Double] = []
-    private(set) var stackEngaged: [Double] = []
-    /// Per widget, decayed times shown and times engaged when shown.
-    private(set) var shown: [Double] = []
-    private(set) var engagedWhenShown: [Double] = []
+    /// One stack's decayed (long clock) sum of `(Y_s / p − Y_any) / (n − 1)` and of the
+    /// impressions' weights, its count of settled randomised impressions, and its decayed
+    /// randomised impressions with the shown widget engaged.
+    struct Stack: Sendable, Codable, Hashable {
+        var sum = 0.0, weight = 0.0, impressions = 0.0, shown = 0.0, engaged = 0.0
+    }
+    /// One widget's decayed randomised impressions, and of those with it engaged.
+    struct Widget: Sendable, Codable, Hashable {
+        var shown = 0.0, engaged = 0.0
+    }
+
+    private(set) var stacks: [Stack] = []
+    private(set) var widgets: [Widget] = []
 
     init() {}
 
-    /// Grows the arrays to `stacks` stacks and `widgets` widgets.
-    mutating func ensure(stacks: Int, widgets: Int) {
-        let more = stacks - sums.count
-        if more > 0 {
-            sums += repeatElement(0, count: more); weights += repeatElement(0, count: more)
-            impressions += repeatElement(0, count: more)
-            stackShown += repeatElement(0, count: more); stackEngaged += repeatElement(0, count: more)
-        }
-        if shown.count < widgets {
-            engagedWhenShown += repeatElement(0, count: widgets - shown.count)
-            shown += repeatElement(0, count: widgets - shown.count)
-        }
-    }
-
     /// The lift of stack `s` (0 until randomised impressions say otherwise).
     func lift(stack s: Int) -> Double {
-        guard s < sums.count, weights[s] > 0 else { return 0 }
-        let estimate = sums[s] / weights[s]
+        guard s < stacks.count, stacks[s].weight > 0 else { return 0 }
+        let estimate = stacks[s].sum / stacks[s].weight
         guard estimate > 0 else { return 0 }
-        return estimate * impressions[s] / (impressions[s] + Self.priorImpressions)
+        return estimate * stacks[s].impressions / (stacks[s].impressions + Self.priorImpressions)
     }
 
     /// Settles an impression of widget `w` on stack `s` (of `size` widgets) shown with
-    /// probability `propensity`, given what followed it; `weight` is its decay weight.
+    /// probability `propensity`, given what followed it; `weight` is its decay weight. Only a
+    /// randomised display (`0 < propensity < 1`, at least two widgets) tells the lift apart.
     mutating func settle(stack s: Int, widget w: Int, propensity: Double, size: Int, shownEngaged: Bool, anyEngaged: Bool,
                          weight: Double) {
-        ensure(stacks: s + 1, widgets: w + 1)
-        let ys = shownEngaged ? 1.0 : 0.0
-        stackShown[s] += weight; stackEngaged[s] += weight * ys
-        shown[w] += weight; engagedWhenShown[w] += weight * ys
         guard propensity > 0, propensity < 1, size > 1 else { return }
-        sums[s] += weight * (ys / propensity - (anyEngaged ? 1 : 0)) / Double(size - 1)
-        weights[s] += weight
-        impressions[s] += 1
+        if stacks.count <= s { stacks += repeatElement(Stack(), count: s + 1 - stacks.count) }
+        if widgets.count <= w { widgets += repeatElement(Widget(), count: w + 1 - widgets.count) }
+        let ys = shownEngaged ? 1.0 : 0.0
+        stacks[s].sum += weight * (ys / propensity - (anyEngaged ? 1 : 0)) / Double(size - 1)
+        stacks[s].weight += weight
+        stacks[s].impressions += 1
+        stacks[s].shown += weight
+        stacks[s].engaged += weight * ys
+        widgets[w].shown += weight
+        widgets[w].engaged += weight * ys
     }
 
     /// The weight of an engagement of widget `w` while it is shown on stack `s`: the share of
@@ -75,24 +67,25 @@ struct DisplayLift: Sendable, Codable, Hashable {
     func discount(widget w: Int, stack s: Int) -> Double {
         let lambda = lift(stack: s)
         guard lambda > 0 else { return 1 }
-        let stackRate = stackShown[s] > 0 ? stackEngaged[s] / stackShown[s] : 0
+        let stackRate = stacks[s].shown > 0 ? stacks[s].engaged / stacks[s].shown : 0
         // The widget's own rate, smoothed toward its stack's with one pseudo-impression.
-        let rate = w < shown.count ? (engagedWhenShown[w] + stackRate) / (shown[w] + 1) : stackRate
+        let rate = w < widgets.count ? (widgets[w].engaged + stackRate) / (widgets[w].shown + 1) : stackRate
         guard rate > lambda else { return 0 }
         return 1 - lambda / rate
     }
 
     /// Multiplies every decayed sum by `factor` (the long clock's rescaling).
     mutating func scale(by factor: Double) {
-        for i in sums.indices { sums[i] *= factor; weights[i] *= factor; stackShown[i] *= factor; stackEngaged[i] *= factor }
-        for i in shown.indices { shown[i] *= factor; engagedWhenShown[i] *= factor }
+        for i in stacks.indices {
+            stacks[i].sum *= factor; stacks[i].weight *= factor; stacks[i].shown *= factor; stacks[i].engaged *= factor
+        }
+        for i in widgets.indices { widgets[i].shown *= factor; widgets[i].engaged *= factor }
     }
 
     /// Whether the arrays are sized and finite (checked when restoring a snapshot).
-    func isConsistent(stacks: Int, widgets: Int) -> Bool {
-        let perStack = [sums, weights, impressions, stackShown, stackEngaged]
-        return perStack.allSatisfy { $0.count <= stacks && $0.count == sums.count && $0.allSatisfy(\.isFinite) }
-            && shown.count <= widgets && engagedWhenShown.count == shown.count
-            && shown.allSatisfy(\.isFinite) && engagedWhenShown.allSatisfy(\.isFinite)
+    func isConsistent(stacks n: Int, widgets m: Int) -> Bool {
+        stacks.count <= n && widgets.count <= m
+            && stacks.allSatisfy { [$0.sum, $0.weight, $0.impressions, $0.shown, $0.engaged].allSatisfy(\.isFinite) }
+            && widgets.allSatisfy { $0.shown.isFinite && $0.engaged.isFinite }
     }
 }

@@ -319,8 +319,10 @@ final class FeatureState: Codable {
         }
     }
 
-    /// Settles stack `s`'s pending impression in the display lift's estimate.
+    /// Settles stack `s`'s pending impression in the display lift's estimate (randomised
+    /// impressions only: a deterministic one says nothing of the lift).
     private func settleLift(stack s: Int, shownEngaged: Bool, anyEngaged: Bool) {
+        guard stackShownPropensity[s] < 1 else { return }
         displayLift.settle(stack: s, widget: Int(stackShown[s]), propensity: stackShownPropensity[s], size: stackWidgets[s].count,
                            shownEngaged: shownEngaged, anyEngaged: anyEngaged, weight: longClock.weight(at: stackShownAt[s]))
     }

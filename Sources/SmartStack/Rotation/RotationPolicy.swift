@@ -19,7 +19,9 @@ final class RotationPolicy {
     @exclusivity(unchecked) var generator: SeededGenerator
     /// When the last decision explored: each widget that could have ended on top (-1 for none)
     /// with its probability; empty when it was deterministic.
-    private(set) var outcomes: [(widget: Int32, probability: Double)] = []
+    @exclusivity(unchecked) private(set) var outcomes: [(widget: Int32, probability: Double)] = []
+    /// Whether the policy draws its top at random (`ResolvedPolicy.explores`), read once.
+    private let explores: Bool
     /// The normal quantiles of the early-rotation test for a return and for a new challenger,
     /// computed once from `parameters`.
     private let z: (isReturn: Double, new: Double)
@@ -29,6 +31,7 @@ final class RotationPolicy {
         z = (DwellLedger.z(confidence: parameters.confidence(isReturn: true)),
              DwellLedger.z(confidence: parameters.confidence(isReturn: false)))
         self.policy = policy
+        self.explores = policy.explores
         self.features = features
         self.generator = generator
     }
@@ -110,7 +113,7 @@ final class RotationPolicy {
             }
             var pick = greedy
             if candidates > 0 {
-                if policy.explores {
+                if explores {
                     explorationDistribution(&scratch, widgets: widgets, stack: s, candidates: candidates, greedy: greedy)
                     var u = generator.nextUnit()
                     pick = -1
@@ -124,7 +127,7 @@ final class RotationPolicy {
                 }
             }
             top = resolve(pick, scratch, stack: s, widgets: widgets, at: ts, today: today, early: &early)
-            if candidates > 0 && policy.explores {
+            if candidates > 0 && explores {
                 propensity = 0
                 var ignored = RotationState.EarlyChoice()
                 for i in 0..<n where scratch.probabilities[i] > 0 {

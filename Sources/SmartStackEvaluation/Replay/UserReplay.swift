@@ -401,15 +401,14 @@ extension UserReplay {
                 book.configure(stack: stack, widgets: widgets)
             case .appLaunch, .widgetTap:
                 attributeEngagement(k)
-            case .relevance(let widget, let score, let duration) where truth != nil:
-                let ns = events[k].time.nanosecondsSinceEpoch
-                if ns >= hints[widget]?.start ?? .min {
-                    let end = duration.flatMap { $0 > 0 && $0.isFinite ? ns &+ Int64(min($0, 1e9) * 1e9) : nil } ?? .max
-                    hints[widget] = (ns, end, score)
-                }
-            case .widgetImpression(let stack, let widget, let propensity, let policy):
-                if let policy { noteLoggingPolicy(policy) }
-                if let propensity, collectImpressions, events[k].time.nanosecondsSinceEpoch >= warmupEnd {
+            case .relevance:
+                if truth != nil { noteHint(k) }
+            case .widgetImpression:
+                // Conditions first, bindings after: an impression's strings are retained only
+                // when they are read.
+                if case .widgetImpression(_, _, _, let policy?) = events[k].payload { noteLoggingPolicy(policy) }
+                if collectImpressions, events[k].time.nanosecondsSinceEpoch >= warmupEnd,
+                   case .widgetImpression(let stack, let widget, let propensity?, _) = events[k].payload {
                     logImpression(k, stack: stack, widget: widget, propensity: propensity)
                 }
             default:
@@ -431,6 +430,16 @@ extension UserReplay {
                     if let to = tracks[p][slot].pendingTo, widgets.contains(to) { tracks[p][slot].pendingEngaged = true }
                 }
                 if let w = widgets.first { result.engagements.append(EngagementRecord(time: events[k].time, stack: slot, widget: w)) }
+            }
+        }
+
+        /// Keeps the relevance hint of event `k` (eligibility, for the counterfactual ceiling).
+        private mutating func noteHint(_ k: Int) {
+            guard case .relevance(let widget, let score, let duration) = events[k].payload else { return }
+            let ns = events[k].time.nanosecondsSinceEpoch
+            if ns >= hints[widget]?.start ?? .min {
+                let end = duration.flatMap { $0 > 0 && $0.isFinite ? ns &+ Int64(min($0, 1e9) * 1e9) : nil } ?? .max
+                hints[widget] = (ns, end, score)
             }
         }
 
