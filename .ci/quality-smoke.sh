@@ -10,7 +10,7 @@ rm -rf "$out"
 swift build --product smartstack
 bin="$(swift build --product smartstack --show-bin-path)/smartstack"
 python3 Benchmarks/quality/run.py --smartstack "$bin" --seeds 11 --personas sequence,structureless,cohort \
-    --variants default,change-only,no-screen-on,stack-3,one-day --users 1 --days 9 --bootstrap 50 \
+    --variants default,change-only,no-screen-on,stack-3,one-day,backfill-7 --users 1 --days 9 --bootstrap 50 \
     --no-bundled --counterfactual --out "$out" > /dev/null
 # Bad options stop before any work, naming what is wrong.
 for bad in "--personas sequence,bogus" "--seeds 11,x" "--variants default,bogus" "--default-rotation dwell=bogus" "--seeds report --default-rotation dwell=5m" "--bootstrap 0"; do
@@ -28,7 +28,7 @@ names = {r["dataset"] for r in report["rows"]}
 keys = [(r["dataset"], r["warmup_days"]) for r in report["rows"]]
 assert len(keys) == len(set(keys)), sorted(k for k in keys if keys.count(k) > 1)
 expected = {"sequence", "sequence+change-only", "sequence+no-screen-on", "sequence+stack-3", "sequence+one-day",
-            "structureless", "structureless+one-day", "cohort+one-day", "studentlife"}
+            "sequence+backfill-7", "structureless", "structureless+one-day", "cohort+one-day", "studentlife"}
 assert expected <= names, sorted(expected - names)
 assert all("oracle_ratio" in r["targets"] for r in report["rows"] if r["simulated"])
 # Counterfactual engagement: on every simulated row with screen_on, none without (its decisions are
@@ -48,7 +48,8 @@ assert "## Counterfactual engagement" in open(sys.argv[1][:-len("quality.json")]
 print("quality smoke: OK (%d rows)" % len(report["rows"]))
 PY
 
-# The learning curve (learning_curve.py): stretches covering the 9 days score what warm-up 0 scores.
+# The learning curve (learning_curve.py, from evaluate --by-day): stretches covering the 9 days score
+# what warm-up 0 scores.
 python3 Benchmarks/quality/learning_curve.py --smartstack "$bin" --data "$out/data" --personas sequence,structureless \
     --days 1,2-3,4-9 --out "$out/curve.json" > /dev/null
 python3 - "$out/curve.json" "$out/quality.json" <<'PY'
@@ -62,7 +63,23 @@ for persona in ("sequence", "structureless"):
     # A stretch's cut can only lose targets engaged after its last midnight.
     parts = sum(c["decisions_with_target"] for c in cells.values())
     assert 0.95 * whole <= parts <= whole, (persona, parts, whole)
+    assert set(curve["reaches_day"][persona]) == {"contextual", "mfu", "mru", "frecency", "time-of-day", "oracle"}, curve["reaches_day"]
 print("learning curve smoke: OK")
+PY
+# A week of app launches before the stacks: the same days with stacks (the same decisions), read
+# from the stacks' configuration on, and the history changes what day 1 knows.
+python3 Benchmarks/quality/learning_curve.py --smartstack "$bin" --data "$out/data" --personas sequence \
+    --days 1,2-3,4-9 --variant backfill-7 --measure counterfactual --out "$out/curve-backfill.json" > /dev/null
+python3 - "$out/curve.json" "$out/curve-backfill.json" <<'PY'
+import json, sys
+plain, back = (json.load(open(p))["sequence"] for p in sys.argv[1:])
+assert list(back) == list(plain), (list(back), list(plain))
+for k in plain:
+    for n in ("decisions_with_target", "decisions_with_truth"):
+        assert back[k][n] == plain[k][n] > 0, (k, n, back[k][n], plain[k][n])
+    assert 0 < back[k]["ceiling_ratio"] <= 1 + 1e-9, back[k]
+assert back["day 1"]["counterfactual_engagement"]["contextual"] != plain["day 1"]["counterfactual_engagement"]["contextual"], "the history made no difference"
+print("learning curve with backfill smoke: OK")
 PY
 # What of the history is replayed changes what is learnt, never what is scored; day 1 has none.
 for h in launches launches-configured-late none; do

@@ -8,7 +8,7 @@ extension Engine {
     /// Configure the stacks first, as of the history's start or as of now (a widget configured
     /// after its app's launches starts from them; one configured before learns them as they
     /// come), then backfill, then record live events. The launches are stored in time order in
-    /// one transaction (all or nothing), exactly as ``record(_:)-(Event)`` stores them, and are
+    /// one transaction (all or nothing), exactly as `record` stores them, and are
     /// never used for a decision before their instant.
     ///
     /// ```swift
