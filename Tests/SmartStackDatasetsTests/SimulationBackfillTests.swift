@@ -24,8 +24,11 @@ import SmartStack
         let start = try Self.configuredAt(backfilled.events)
         let history = backfilled.events.filter { $0.time.nanosecondsSinceEpoch < start }
         let after = backfilled.events.filter { $0.time.nanosecondsSinceEpoch >= start }
-        #expect(after == plain.events)
-        #expect(backfilled.truth == plain.truth)
+        // (Compared without printing both days of events on a failure: the first difference.)
+        let event = zip(after, plain.events).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+        #expect(after.count == plain.events.count && event == nil, "first different event: \(event.map { "\(after[$0]) vs \(plain.events[$0])" } ?? "none")")
+        let line = zip(backfilled.truth, plain.truth).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+        #expect(backfilled.truth.count == plain.truth.count && line == nil, "first different truth line: \(line.map(String.init) ?? "none")")
         // The history: app launches only, with ids of their own, over the four days before the
         // stacks' day, in time order.
         #expect(!history.isEmpty)
