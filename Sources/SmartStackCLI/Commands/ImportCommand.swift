@@ -34,12 +34,13 @@ public struct ImportCommand: SubcommandProtocol {
           or JSONL, columns timestamp (Unix ms) or time (RFC 3339), package (or app), optional
           utc_offset (+-HH:MM), event_type (1/ACTIVITY_RESUMED launches; 16, 17, 26 end a use;
           others skipped) and user. Ids usage-<ms>-<package>, so an export imported again or
-          overlapping an earlier one stores nothing twice. Times without an offset need
-          --timezone or --utc-offset (the phone's zone). --map/--map-file name the widget app
-          of a package (a widget's 'app' in its stack_config). With --db the launches are
-          stored for the user as a backfill: in one transaction, duplicates counted, refused
-          (naming the file and line) when the user already has live events (other than stack
-          configurations) after them. Recipes for Android and iOS: docs/backfill.md.
+          overlapping an earlier one stores nothing twice. Times without an offset need the
+          phone's zone: --timezone or --utc-offset. The options --map and --map-file name the
+          widget app of a package (a widget's 'app' in its stack_config). With --db the
+          launches are stored for the user as a backfill: in one transaction, duplicates
+          counted, refused (naming the file and line) when the user already has live events
+          (other than stack configurations) after them. Recipes for Android and iOS:
+          docs/backfill.md.
 
         STACKS (studentlife, lsapp, csv, aware-screen):
           Each user gets a stack chosen without peeking at the future: the user's N most launched
