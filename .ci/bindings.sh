@@ -45,7 +45,7 @@ step "the README's C example, linked against libSmartStackCStatic.a"
 python3 - "$out/readme-example.c" <<'PYTHON'
 import sys
 text = open("README.md", encoding="utf-8").read()
-section = text[text.index("\n## Using it from C, Python and Java\n"):]
+section = text[text.index("\n## Embedding it\n"):]
 start = section.index("\n```c\n") + 6
 open(sys.argv[1], "w", encoding="utf-8").write(section[start:section.index("\n```\n", start)] + "\n")
 PYTHON

@@ -31,8 +31,8 @@
  *    variable-length strings (widget ids, ~40 reasons): one buffer and one free is simpler and
  *    safer for every host (C, ctypes, JNI) than a tree of structs with their own lifetimes. The
  *    reasons are most of a decision's cost (computing and writing them), so the hot path of a
- *    launcher at screen-on, smartstack_decide with `explain` 0, goes without (figures: README,
- *    "Performance").
+ *    launcher at screen-on, smartstack_decide with `explain` 0, goes without (figures:
+ *    Benchmarks/README.md, "Through the C API, Python and Java").
  *    A decision also comes packed (smartstack_decide_packed): the same values as plain structs
  *    in one block the caller releases with smartstack_free_decision(). Which to use:
  *      JSON    self-describing and a stable wire format: to store, log or forward a decision, or

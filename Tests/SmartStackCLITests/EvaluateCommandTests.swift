@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SmartStack
 @testable import SmartStackCLI
 import SmartStackEvaluation
 
@@ -19,6 +20,17 @@ import SmartStackEvaluation
         for text in ["--window <duration>", "(default: 10m)", "--warmup-days", "(default: 7)", "--merge-repeats", "--reference", "--report"] {
             #expect(EvaluateCommand.help.contains(text))
         }
+    }
+
+    /// `--policies` help names every name it accepts, `all` and `oracle` among them, one per
+    /// word (not cut across lines).
+    @Test func policiesHelpListsEveryValidName() throws {
+        let row = try #require(EvaluateCommand.help.components(separatedBy: "--policies <list>").dropFirst().first)
+        let text = row.components(separatedBy: "\n  --")[0].split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        for name in ["all", "oracle"] + PolicyRegistry.names {
+            #expect(text.contains(" \(name),") || text.contains(" \(name) "), "\(name) missing from: \(text)")
+        }
+        #expect(EvaluateCommand.policiesHelp.split(separator: "\n").allSatisfy { $0.count <= 80 })
     }
 
     @Test func optionsAreParsed() throws {

@@ -109,7 +109,8 @@ import SmartStackEvaluation
         let w = try Workspace()
         #expect {
             _ = try Self.run([w.data, "--policies", "static,psychic"])
-        } throws: { ($0 as? UsageError)?.message.contains("unknown policy 'psychic'") == true }
+        } throws: { ($0 as? UsageError)?.message.contains("unknown policy 'psychic' (valid: all, "
+                                                           + PolicyRegistry.names.joined(separator: ", ") + ", oracle)") == true }
     }
 
     @Test func theOracleNeedsAGroundTruth() throws {

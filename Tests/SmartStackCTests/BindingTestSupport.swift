@@ -40,16 +40,34 @@ enum Bindings {
         try Test.cancel("\(name) is not installed (\(install)): skipping")
     }
 
-    /// The fenced code block of `language` in the README's section "Using it from C, Python and Java".
-    static func readmeExample(_ language: String) throws -> String {
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-        guard let section = readme.range(of: "\n## Using it from C, Python and Java\n") else {
-            throw BindingTestFailure("README.md has no section 'Using it from C, Python and Java'")
+    /// Where an example of the bindings is printed: the main README's short one (section
+    /// "Embedding it") or a binding's README with the full one (its first block of the language).
+    struct Example: Sendable, CustomTestStringConvertible {
+        var file: String
+        var section: String?
+        /// Whether the example also shows an error a host branches on (the unknown stack 'gym').
+        var showsAnError: Bool
+        var testDescription: String { file }
+
+        static let readme = Example(file: "README.md", section: "Embedding it", showsAnError: false)
+        static func binding(_ name: String) -> Example {
+            Example(file: "bindings/\(name)/README.md", section: nil, showsAnError: true)
         }
-        let rest = readme[section.upperBound...]
-        let body = rest.range(of: "\n## ").map { rest[..<$0.lowerBound] } ?? rest
+    }
+
+    /// The fenced code block of `language` in `example`'s file (within its section, if any).
+    static func example(_ language: String, in example: Example) throws -> String {
+        let text = try String(contentsOf: root.appendingPathComponent(example.file), encoding: .utf8)
+        var body = Substring(text)
+        if let name = example.section {
+            guard let section = text.range(of: "\n## \(name)\n") else {
+                throw BindingTestFailure("\(example.file) has no section '\(name)'")
+            }
+            let rest = text[section.upperBound...]
+            body = rest.range(of: "\n## ").map { rest[..<$0.lowerBound] } ?? rest
+        }
         guard let start = body.range(of: "\n```\(language)\n"), let end = body[start.upperBound...].range(of: "\n```\n") else {
-            throw BindingTestFailure("the README section has no ```\(language) block")
+            throw BindingTestFailure("\(example.file)\(example.section.map { ", section '\($0)'," } ?? "") has no ```\(language) block")
         }
         return String(body[start.upperBound..<end.lowerBound]) + "\n"
     }

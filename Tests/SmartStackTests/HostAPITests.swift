@@ -53,7 +53,7 @@ import Testing
             let explicit = PolicySpec(name: info.name, parameters: Dictionary(uniqueKeysWithValues: info.parameters.map { ($0.name, $0.defaultValue) }))
             #expect(try ResolvedPolicy(explicit) == (try ResolvedPolicy(PolicySpec(name: info.name))), "\(info.name)")
         }
-        // The documented defaults (README, "The model"), which saved states were taken with.
+        // The documented defaults (TheModel.md in the documentation catalog), which saved states were taken with.
         let contextual = try ResolvedPolicy(.contextual())
         #expect(contextual.halfLife == 14 * 86_400 && contextual.recentHalfLife == 3600 && contextual.bandwidth == 45 * 60)
         #expect(contextual.prior == 10 && contextual.learningRate == 0.3 && contextual.mixture == 0.01)

@@ -241,28 +241,49 @@ import Testing
         try reader.close()
     }
 
-    /// The README's host example, verbatim apart from the path.
-    @Test func readmeExampleRuns() throws {
-        let dir = try HostTemporaryDirectory()
-        let engine = try Engine(path: dir.database, policy: PolicySpec(parsing: "contextual"))
-        let now = try EventTime(rfc3339: "2026-03-02T08:05:00-05:00")
+    /// The README's Swift example ("Embedding it"), verbatim between the markers apart from the
+    /// database path (checked below).
+    func readmeExample(databasePath: String) throws -> RotationDecision {
+        // readme: begin
+        let engine = try Engine(path: databasePath, policy: PolicySpec(parsing: "contextual"))
+        let now = try EventTime(rfc3339: "2026-03-02T08:05:00-05:00")   // an input, never read
         try engine.configure(stack: "home", widgets: [
             WidgetConfig(id: "calendar", app: "com.apple.mobilecal"),
             WidgetConfig(id: "weather", app: "com.apple.weather"),
-            WidgetConfig(id: "music", app: "com.spotify.client"),
         ], user: "me", at: now)
-        try engine.record(Event(time: now, user: "me", payload: .place("work")))
-        try engine.record([
-            Event(time: now.adding(seconds: 60), user: "me", payload: .appLaunch(app: "com.apple.mobilecal")),
-            Event(time: now.adding(seconds: 90), user: "me", payload: .relevance(widget: "weather", score: 0.9, duration: 3600)),
-        ])
+        try engine.record(Event(time: now, user: "me", payload: .appLaunch(app: "com.apple.mobilecal")))
+
         let decision = try engine.decide(stack: "home", user: "me", at: now.adding(seconds: 300))
-        #expect(decision.top != nil && decision.ranking.widgets.count == 3)
-        #expect(decision.ranking.widgets.allSatisfy { !$0.reasons.isEmpty || $0.score.isFinite })
-        try engine.close()
+        print("top:", decision.top ?? "none")              // at screen-on: what goes on top, and why
+        for w in decision.ranking.widgets { print(w.widget, w.reasons.map(\.text)) }
+        try engine.close()                                  // saves each person's state
+        // readme: end
+        return decision
     }
 
-    /// The README's recipe for a new person with a usage history: configure the stacks as of the
+    @Test func readmeExampleRuns() throws {
+        let dir = try HostTemporaryDirectory()
+        let decision = try readmeExample(databasePath: dir.database)
+        // The calendar's app was just used: it goes on top, with its reasons.
+        #expect(decision.top == "calendar" && decision.ranking.widgets.count == 2)
+        #expect(decision.ranking.widgets.allSatisfy { !$0.reasons.isEmpty })
+    }
+
+    @Test func readmeShowsTheSwiftExampleItsTestRuns() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "\n## Embedding it\n").dropFirst().first)
+        let block = try #require(section.components(separatedBy: "```swift\n").dropFirst().first?
+            .components(separatedBy: "\n```\n").first)
+        let shown = block.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(shown.prefix(2) == ["import SmartStack", ""])
+        let run = try #require(try DocumentationCheck.markedCode(inFile: #filePath, marker: "readme"))
+        #expect(shown.dropFirst(2).map { $0.replacingOccurrences(of: "\"smartstack.sqlite\"", with: "databasePath") } == run)
+    }
+
+    /// The recipe for a new person with a usage history (docs/design.md, and the Getting started
+    /// article): configure the stacks as of the
     /// history's start, then record its app launches; stacks configured after the launches start
     /// from each app's hours. Each app is launched once a day at its own hour, so the totals tie
     /// and only the time of day tells them apart.

@@ -70,7 +70,7 @@ import Glibc
         #expect(after.count == 9_999 && !after.contains(WidgetConfig(id: "w5000", app: "com.example.app5000")))
     }
 
-    /// 250,000 here (a debug build); the README's manual run does a million through the tool.
+    /// 250,000 here (a debug build); docs/reliability.md's manual run does a million through the tool.
     @Test func manyDistinctAppsStreamIntoTheStore() throws {
         let directory = try StoreTemporaryDirectory()
         let store = try EventStore(path: directory.file("apps.sqlite"))

@@ -46,6 +46,7 @@ public final class UserEngine {
             halfLife: resolved.halfLife, recentHalfLife: resolved.recentHalfLife,
             frecencyHalfLife: resolved.frecencyHalfLife, bandwidth: resolved.bandwidth, prior: resolved.prior)
         self.features = features
+        features.discountsDisplay = resolved.kind == .contextual || resolved.kind == .bandit
         self.scorer = Scorer(policy: resolved, name: name, features: features, external: external)
         self.rotation = RotationPolicy(parameters: rotation, policy: resolved, features: features,
                                        generator: SeededGenerator(seed: seed ^ SeededGenerator.hash(user)))

@@ -75,6 +75,14 @@ final class FeatureState: Codable {
     @exclusivity(unchecked) var stackShown: [Int32] = []        // widget of the latest impression not yet settled, -1 none
     @exclusivity(unchecked) var stackShownAt: [Double] = []
     @exclusivity(unchecked) var stackShownBin: [Int16] = []
+    @exclusivity(unchecked) var stackShownPropensity: [Double] = []   // of the pending impression (1 when not logged)
+    /// The display lift of each stack and the engagement rates when shown (`DisplayLift`), kept
+    /// when `discountsDisplay`.
+    @exclusivity(unchecked) var displayLift = DisplayLift()
+    /// Whether an engagement of the widget shown is discounted by the stack's display lift, so
+    /// that the counts learn intent rather than exposure: the policies that learn a model
+    /// (`contextual`, `bandit`); the counting baselines count every engagement, as they always have.
+    @exclusivity(unchecked) var discountsDisplay = false
 
     // Per widget: scalars in `WidgetSignals`, per-bin values laid out by `WidgetBins`.
     @exclusivity(unchecked) var signals: [WidgetSignals] = []
@@ -177,15 +185,21 @@ final class FeatureState: Codable {
             let s = Int(internStack(stack))
             let f = Int(internWidget(from))
             // The swipe away is the explicit rejection: the impression it answers is settled.
-            if stackShown[s] == Int32(f) { stackShown[s] = -1 }
+            if stackShown[s] == Int32(f) {
+                if discountsDisplay { settleLift(stack: s, shownEngaged: false, anyEngaged: true) }
+                stackShown[s] = -1
+            }
             addRejection(f, atSecond: t.localSecondsOfDay, time: ts, weight: 1)
             engage(Int(internWidget(to)), at: t, weight: 0.5)
-        case .widgetImpression(let stack, let widget, _, _):
+        case .widgetImpression(let stack, let widget, let propensity, _):
             let s = Int(internStack(stack))
             let w = internWidget(widget)
             if ts >= stackShownAt[s] {
+                // An impression still pending when the next one comes was followed by nothing.
+                if discountsDisplay && stackShown[s] >= 0 { settleLift(stack: s, shownEngaged: false, anyEngaged: false) }
                 stackShown[s] = w; stackShownAt[s] = ts
                 stackShownBin[s] = Int16(CircularTimeKernel.bin(ofSecond: t.localSecondsOfDay))
+                stackShownPropensity[s] = propensity.flatMap { $0.isFinite && $0 > 0 && $0 <= 1 ? $0 : nil } ?? 1
             }
         case .widgetPin(let stack, let widget):
             let s = Int(internStack(stack))
@@ -253,9 +267,11 @@ final class FeatureState: Codable {
         newest = max(newest, ts)
     }
 
-    /// Counts one engagement of widget `w` under the current context.
-    func engage(_ w: Int, at t: EventTime, weight: Double) {
+    /// Counts one engagement of widget `w` under the current context (discounted by the display
+    /// lift when `w` is the widget shown on a stack and `discountsDisplay`).
+    func engage(_ w: Int, at t: EventTime, weight given: Double) {
         let ts = t.secondsSinceEpoch
+        let weight = discountsDisplay ? given * displayDiscount(w, at: ts) : given
         let lw = longClock.weight(at: ts) * weight
         let second = t.localSecondsOfDay
         let slot = WidgetBins.slot(bin: CircularTimeKernel.bin(ofSecond: second), weekend: t.isWeekend)
@@ -291,13 +307,33 @@ final class FeatureState: Codable {
             guard ts >= shownAt else { continue }
             let shown = Int(stackShown[s])
             if ts - shownAt > Self.impressionWindow || shown == w {
+                if discountsDisplay { settleLift(stack: s, shownEngaged: shown == w && ts - shownAt <= Self.impressionWindow,
+                                                 anyEngaged: ts - shownAt <= Self.impressionWindow) }
                 stackShown[s] = -1
             } else if stackWidgets[s].contains(Int32(w)) {
                 bins[WidgetBins.rejections.index(shown, Int(stackShownBin[s]))] += longClock.weight(at: shownAt) * 0.25
                 signals[shown].rejectionTotal += 0.25
+                if discountsDisplay { settleLift(stack: s, shownEngaged: false, anyEngaged: true) }
                 stackShown[s] = -1
             }
         }
+    }
+
+    /// Settles stack `s`'s pending impression in the display lift's estimate.
+    private func settleLift(stack s: Int, shownEngaged: Bool, anyEngaged: Bool) {
+        displayLift.settle(stack: s, widget: Int(stackShown[s]), propensity: stackShownPropensity[s], size: stackWidgets[s].count,
+                           shownEngaged: shownEngaged, anyEngaged: anyEngaged, weight: longClock.weight(at: stackShownAt[s]))
+    }
+
+    /// The weight an engagement of widget `w` at `ts` carries: the share of it the person's
+    /// intent explains when `w` is the widget shown on a stack within the impression window
+    /// (`DisplayLift.discount`), else 1.
+    func displayDiscount(_ w: Int, at ts: Double) -> Double {
+        for s in 0..<stackShown.count where stackShown[s] == Int32(w) {
+            let since = ts - stackShownAt[s]
+            if since >= 0 && since <= Self.impressionWindow { return displayLift.discount(widget: w, stack: s) }
+        }
+        return 1
     }
 
     private func markDay(_ day: Int32, mask i: Int) {
@@ -412,7 +448,7 @@ final class FeatureState: Codable {
         if stacks.count > before {
             stackWidgets.append([]); stackConfigs.append([]); stackConfigTime.append(Self.never)
             stackPins.append(-1); stackPinTime.append(Self.never)
-            stackShown.append(-1); stackShownAt.append(Self.never); stackShownBin.append(0)
+            stackShown.append(-1); stackShownAt.append(Self.never); stackShownBin.append(0); stackShownPropensity.append(1)
         }
         return i
     }
@@ -479,7 +515,7 @@ final class FeatureState: Codable {
         let w = widgets.count, a = apps.count, st = stacks.count
         let perApp: [Int] = [appWidgets.count, appUsage.count, appRecent.count, appLastUsed.count, appTotal.count]
         let perStack: [Int] = [stackWidgets.count, stackConfigs.count, stackConfigTime.count, stackPins.count, stackPinTime.count,
-                               stackShown.count, stackShownAt.count, stackShownBin.count]
+                               stackShown.count, stackShownAt.count, stackShownBin.count, stackShownPropensity.count]
         guard signals.count == w, bins.count == w * WidgetBins.stride, dayMasks.count == w * WidgetBins.timeBins.count,
               maskDays.count == dayMasks.count, placeIsCluster.count == places.count else { return false }
         guard perApp.allSatisfy({ $0 == a }), perStack.allSatisfy({ $0 == st }) else { return false }
@@ -496,6 +532,7 @@ final class FeatureState: Codable {
         guard clusterPlaces.allSatisfy({ $0 >= 0 && $0 < places.count }) else { return false }
         guard visits.isConsistent(places: places.count, clusters: clusterPlaces.count) else { return false }
         guard lastApp >= -1, lastApp < a, sequence.isConsistent(apps: a), routines.isConsistent(apps: a) else { return false }
+        guard displayLift.isConsistent(stacks: st, widgets: w) else { return false }
         return true
     }
 
@@ -516,6 +553,7 @@ final class FeatureState: Codable {
         sequence.scale(by: f)
         routines.scale(by: f)
         awakeTable.scale(by: f)
+        displayLift.scale(by: f)
         longClock.origin = ts
     }
 

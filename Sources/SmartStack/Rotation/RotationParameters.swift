@@ -39,7 +39,7 @@
 /// that shows it, so the dwell after its hold runs from there.
 ///
 /// The defaults come from a sweep of the evaluator over the five simulated personas and the
-/// StudentLife recordings (README, "Rotation policy", re-measured on `848ca42`): a 15-minute
+/// StudentLife recordings (docs/design.md, "Rotation policy and why its defaults"): a 15-minute
 /// dwell removes most flicker (A → B → A within 15 minutes: 0.020 → 0.003 of rotations) for
 /// −0.001 hit@1, the defaults together take nearly a ninth of the rotations off an undamped top
 /// for −0.003, and `newChallengerConfidence` 0.8 measures there as 0.95 did (+0.0003). The swipe

@@ -44,8 +44,11 @@ extension Scorer {
         let sinceScreenOn = ts - bandit.pendingTime
         if sinceScreenOn >= 0 && sinceScreenOn <= Self.sessionWindow {
             for k in 0..<count {
-                if usesMixture { learnMixturePending(engaged: engaged(k), at: ts) }
-                bandit.learnPending(engaged: engaged(k), rate: learnsWeights ? policy.learningRate : 0,
+                // The share of the engagement the person's intent explains (less than 1 only for
+                // the widget shown, once the display lift is known).
+                let weight = features.discountsDisplay ? features.displayDiscount(Int(engaged(k)), at: ts) : 1
+                if usesMixture { learnMixturePending(engaged: engaged(k), at: ts, weight: weight) }
+                bandit.learnPending(engaged: engaged(k), rate: learnsWeights ? policy.learningRate * weight : 0,
                                     adaptive: policy.kind == .contextual, probabilities: &learningScratch.probabilities)
             }
             return
@@ -106,7 +109,7 @@ extension Scorer {
 
     /// One mixture step toward widget `w` in every open pending stack holding it (before
     /// `BanditModel.learnPending` closes them), from the experts kept at the screen-on.
-    private func learnMixturePending(engaged w: Int32, at ts: Double) {
+    private func learnMixturePending(engaged w: Int32, at ts: Double, weight: Double) {
         let E = SignalMixture.expertCount, B = SignalMixture.rankedCount
         for k in bandit.pending.indices where bandit.pending[k].isOpen && !bandit.pending[k].experts.isEmpty {
             guard let row = bandit.pending[k].widgets.firstIndex(of: w) else { continue }
@@ -114,7 +117,7 @@ extension Scorer {
                 bandit.pending[k].ranks.withUnsafeBufferPointer { ranks in
                     mixture.learn(engaged: UnsafeBufferPointer(rebasing: experts[(row * E)..<(row * E + E)]),
                                   ranks: UnsafeBufferPointer(rebasing: ranks[(row * B)..<(row * B + B)]),
-                                  at: ts, halfLife: policy.halfLife)
+                                  at: ts, halfLife: policy.halfLife, weight: weight)
                 }
             }
         }

@@ -253,13 +253,19 @@ struct SignalMixture: Sendable, Codable, Hashable {
     }
 
     /// One learning moment at `ts`: `engaged` holds each expert's probability of the widget
-    /// engaged (`expertCount` values), `ranks` each ranked expert's rank of it.
-    mutating func learn(engaged p: UnsafeBufferPointer<Double>, ranks: UnsafeBufferPointer<Int32>, at ts: Double, halfLife: Double) {
+    /// engaged (`expertCount` values), `ranks` each ranked expert's rank of it; `weight` (in
+    /// [0, 1]) is how much the engagement counts: less when the display explains part of it.
+    mutating func learn(engaged p: UnsafeBufferPointer<Double>, ranks: UnsafeBufferPointer<Int32>, at ts: Double, halfLife: Double,
+                        weight: Double = 1) {
         let f = decay(to: ts, halfLife: halfLife)
-        for e in 0..<Self.expertCount { losses[e] = losses[e] * f - log(max(p[e], 1e-12)) }
+        if weight == 1 {
+            for e in 0..<Self.expertCount { losses[e] = losses[e] * f - log(max(p[e], 1e-12)) }
+        } else {
+            for e in 0..<Self.expertCount { losses[e] = losses[e] * f - weight * log(max(p[e], 1e-12)) }
+        }
         for i in rankHits.indices { rankHits[i] *= f }
         for b in 0..<Self.rankedCount where ranks[b] >= 0 {
-            rankHits[b * Self.rankCells + min(Int(ranks[b]), Self.rankCells - 1)] += 1
+            rankHits[b * Self.rankCells + min(Int(ranks[b]), Self.rankCells - 1)] += weight
         }
         if !updated.isFinite || ts > updated { updated = ts }
         version &+= 1

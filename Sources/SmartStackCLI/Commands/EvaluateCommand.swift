@@ -37,10 +37,7 @@ public struct EvaluateCommand: SubcommandProtocol {
 
         OPTIONS:
         \(ReplayArguments.databaseHelp)
-          --policies <list>       Comma-separated policies, e.g.
-                                  static,frecency,contextual:half_life=14d ('all' =
-                                  every built-in policy, plus oracle when a truth file
-                                  is found) (default: all)
+        \(policiesHelp)
           --reference <policy>    Report every other policy's paired difference against
                                   this one
           --truth <file>          Ground truth (Datasets/FORMAT.md): the policies are
@@ -66,6 +63,18 @@ public struct EvaluateCommand: SubcommandProtocol {
                                   terminal)
           -h, --help              Show help information.
         """
+
+    /// The `--policies` row of this command's help, naming every valid name (`all` and `oracle`
+    /// included) from the registry, wrapped like the rows around it (text from column 26).
+    static let policiesHelp = CommandLineTool.helpRows([(
+        "--policies <list>".padding(toLength: 22, withPad: " ", startingAt: 0),
+        "Comma-separated policies with their parameters, e.g. static,frecency,contextual:half_life=14d."
+            + " Valid names: all (every built-in policy, plus oracle when a truth file is found), "
+            + builtInPolicies.joined(separator: ", ") + ", and oracle (needs a truth file) (default: all)"
+    )])
+
+    /// Every name `--policies` accepts: `all`, the built-in policies and `oracle`.
+    static var validPolicyNames: [String] { ["all"] + builtInPolicies + ["oracle"] }
 
     /// The `--rotation` row of this command's help.
     static let rotationHelp = ReplayArguments.rotationHelp(summary: "Rotation policy for every policy, e.g.")
@@ -182,6 +191,9 @@ public struct EvaluateCommand: SubcommandProtocol {
             }
             do {
                 factories.append(.engine(try PolicySpec(parsing: n), rotation: options.rotation))
+            } catch where error.kind == .unknownPolicy {
+                let name = n.split(separator: ":", maxSplits: 1).first.map(String.init) ?? n
+                throw UsageError("unknown policy '\(name)' (valid: \(Self.validPolicyNames.joined(separator: ", "))) (see 'smartstack policies')")
             } catch {
                 throw UsageError("\(error.message) (see 'smartstack policies')")
             }

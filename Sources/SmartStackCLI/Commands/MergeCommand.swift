@@ -71,11 +71,6 @@ public struct MergeCommand: SubcommandProtocol, Hashable {
         if let v = args.value("--threads") { threads = try ReplayArguments.parseCount(v, option: "--threads", minimum: 1) }
     }
 
-    /// The warning a merge of partials made without a truth file carries: the oracle and the
-    /// counterfactual measure are then missing, which a shard's own `evaluate` cannot notice
-    /// (no `<shard>.truth.jsonl` lies beside a shard file).
-    public static let noTruthWarning = "the partials were evaluated without a truth file, so the report has no counterfactual measure and no oracle; if the data has a ground truth, give every shard's 'evaluate --partial' the same --truth <file>"
-
     public func run(_ output: CommandOutput) throws -> Int32 {
         var report: EvaluationReport
         do {
@@ -83,9 +78,17 @@ public struct MergeCommand: SubcommandProtocol, Hashable {
         } catch let error as EvaluationError {
             throw CommandFailure(error.message)
         }
+        // Printed on stderr with the report's other warnings, and written into the report.
         if report.truth == nil { report.warnings.append(Self.noTruthWarning) }
         try EvaluateCommand.publish(report, directory: reportDirectory, json: json, output: output,
                                     provenance: EvaluateCommand.provenance(subcommand: Self.name, arguments: arguments))
         return 0
     }
+
+    /// What `merge` warns when no partial carried a ground truth: shards named
+    /// `shard-…-of-….jsonl` find no `<dataset>.truth.jsonl` beside them, so `--policies all`
+    /// leaves the oracle out without a word.
+    public static let noTruthWarning = "the partials carry no ground truth, so this report has no oracle (and no "
+        + "counterfactual measure): give every shard's 'smartstack evaluate' the same --truth <file> "
+        + "(one file serves every shard)"
 }

@@ -2,7 +2,7 @@ import SmartStack
 
 /// How an importer gives each imported user a stack, without peeking at the future.
 ///
-/// The rule (also in the README):
+/// The rule (also in Datasets/README.md):
 /// - ``mostUsed(count:warmUpDays:)`` (the default, 6 apps over 7 days): the user's warm-up
 ///   period starts at their first imported event (any type) and lasts `warmUpDays` days.
 ///   The `count` apps launched most often during it (`app_launch` events strictly before

@@ -5,7 +5,9 @@ import SmartStack
 ///
 /// Each `widget_impression` with a `propensity` becomes a `LoggedRound`: the candidates are the
 /// stack's widgets at that moment, the logged action the impression's widget with its
-/// propensity, the reward 1 when that widget was engaged within the attribution window, the
+/// propensity, the reward 1 when that widget was engaged within the attribution window (cut at
+/// the next `screen_on`, as a decision's target is: a later session's engagement is not this
+/// impression's), the
 /// evaluated policy's distribution one-hot on the top it was showing for that stack (its last
 /// decision at or before the impression), and the reward model's context `stack|local hour`.
 /// Impressions where the policy showed nothing on that stack are left out. Beyond `roundLimit`

@@ -68,10 +68,15 @@ struct UserReplay {
         return state.finish()
     }
 
-    /// Whether `widget` of stack `slot` is engaged by an event after index `k` up to `limit`.
-    private static func isEngaged(widget: String, slot: Int, after k: Int, in events: UnsafeBufferPointer<Event>, until limit: Int64, book: StackBook) -> Bool {
+    /// Whether `widget` of stack `slot` is engaged by an event after index `k` up to `limit`,
+    /// and, with `screenOn`, before the next `screen_on` (the next decision point, where a
+    /// decision's window is cut: an engagement belongs to the latest decision before it).
+    private static func isEngaged(widget: String, slot: Int, after k: Int, in events: UnsafeBufferPointer<Event>, until limit: Int64,
+                                  screenOn: Bool, book: StackBook) -> Bool {
         var m = k + 1
+        let start = events[k].time.nanosecondsSinceEpoch
         while m < events.count, events[m].time.nanosecondsSinceEpoch <= limit {
+            if screenOn, events[m].payload.isScreenOn, events[m].time.nanosecondsSinceEpoch > start { return false }
             for (s, ws) in book.engagements(of: events[m].payload) where s == slot && ws.contains(widget) { return true }
             m += 1
         }
@@ -463,7 +468,8 @@ extension UserReplay {
             let candidates = book.stacks[slot].widgets.map(\.id)
             guard let logged = candidates.firstIndex(of: widget) else { return }
             let limit = events[k].time.nanosecondsSinceEpoch + windowNs
-            let engaged = UserReplay.isEngaged(widget: widget, slot: slot, after: k, in: events, until: limit, book: book)
+            let engaged = UserReplay.isEngaged(widget: widget, slot: slot, after: k, in: events, until: limit,
+                                               screenOn: hasScreenOn, book: book)
             result.impressions.append(LoggedImpression(
                 propensity: propensity, actionCount: Int16(clamping: candidates.count),
                 loggedAction: Int16(clamping: logged), stack: Int16(clamping: slot),

@@ -1,5 +1,5 @@
 /// Everything an evaluation found: the model behind `report.json`, the stdout table and the
-/// Markdown/HTML renderers. Encodes with exactly the keys documented in the README.
+/// Markdown/HTML renderers. Encodes with exactly the keys documented in `docs/metrics.md`.
 ///
 /// ```swift
 /// let report = try Evaluator(options: options).evaluate(source, policies: factories)

@@ -50,6 +50,18 @@ enum DocumentationCheck {
         return found
     }
 
+    /// The lines of the Swift file `path` between the lines ending `// <marker>: begin` and
+    /// `// <marker>: end`, without the 8 spaces of a method body's indentation: the code a test
+    /// runs, to compare with the code a document shows.
+    static func markedCode(inFile path: String, marker: String) throws -> [String]? {
+        let lines = try String(contentsOf: URL(fileURLWithPath: path), encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard let begin = lines.firstIndex(where: { $0.hasSuffix("// \(marker): begin") }),
+              let end = lines.firstIndex(where: { $0.hasSuffix("// \(marker): end") }), begin < end else { return nil }
+        let indent = String(repeating: " ", count: 8)
+        return lines[(begin + 1)..<end].map { $0.hasPrefix(indent) ? String($0.dropFirst(8)) : $0 }
+    }
+
     /// The code of the first ```swift block of `text`, lines as written.
     static func firstSwiftBlock(_ text: String) -> [String] {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)

@@ -113,12 +113,7 @@ import SmartStack
     @Test func gettingStartedArticleShowsTheCodeItsTestRuns() throws {
         let article = try #require(try DocumentationCheck.catalog(of: "SmartStack").first { $0.path.hasSuffix("/GettingStarted.md") })
         let shown = DocumentationCheck.firstSwiftBlock(article.text)
-        let test = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
-            .split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let begin = try #require(test.firstIndex { $0.hasSuffix("// getting-started: begin") })
-        let end = try #require(test.firstIndex { $0.hasSuffix("// getting-started: end") })
-        let indent = String(repeating: " ", count: 8)
-        let run = test[(begin + 1)..<end].map { $0.hasPrefix(indent) ? String($0.dropFirst(8)) : $0 }
+        let run = try #require(try DocumentationCheck.markedCode(inFile: #filePath, marker: "getting-started"))
         #expect(!shown.isEmpty && shown == run)
     }
 }

@@ -9,18 +9,35 @@ from pathlib import Path
 
 import pytest
 
-REPOSITORY = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# The package root (bindings/dask), importable without installing the package.
+PACKAGE = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(PACKAGE))
+
+
+def _repository() -> Path:
+    """The SmartStack checkout: $SMARTSTACK_ROOT, else the nearest directory above the package
+    that holds Package.swift."""
+    if os.environ.get("SMARTSTACK_ROOT"):
+        return Path(os.environ["SMARTSTACK_ROOT"]).resolve()
+    found = next((p for p in PACKAGE.parents if (p / "Package.swift").is_file()), None)
+    if found is None:
+        pytest.exit("no SmartStack checkout above bindings/dask: set SMARTSTACK_ROOT (and SMARTSTACK_BINARY)", 2)
+    return found
+
+
+REPOSITORY = _repository()
+# The bundled datasets the tests evaluate: $SMARTSTACK_DATASETS, else the checkout's Datasets.
+DATASETS = Path(os.environ.get("SMARTSTACK_DATASETS") or REPOSITORY / "Datasets").resolve()
 
 
 def find_binary() -> str:
-    """$SMARTSTACK_BINARY, else the debug build of this checkout (built if missing)."""
+    """$SMARTSTACK_BINARY, else the release build of this checkout (built if missing)."""
     given = os.environ.get("SMARTSTACK_BINARY")
     if given:
         return str(Path(given).resolve())
-    candidate = REPOSITORY / ".build" / "debug" / "smartstack"
+    candidate = REPOSITORY / ".build" / "release" / "smartstack"
     if not candidate.exists():
-        subprocess.run(["swift", "build", "--product", "smartstack"], cwd=REPOSITORY, check=True)
+        subprocess.run(["swift", "build", "-c", "release", "--product", "smartstack"], cwd=REPOSITORY, check=True)
     return str(candidate)
 
 

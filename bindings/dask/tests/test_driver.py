@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import REPOSITORY, evaluate_single, make_wrapper, report_files
+from conftest import DATASETS, PACKAGE, evaluate_single, make_wrapper, report_files
 from smartstack_dask import DriverError, evaluate
 
 PERSONAS = ["commuter", "student", "shiftworker", "traveler", "drift"]
@@ -27,7 +27,7 @@ def references(binary, tmp_path_factory):
     out = {}
     base = tmp_path_factory.mktemp("single")
     for persona in PERSONAS:
-        data = str(REPOSITORY / "Datasets" / f"{persona}.jsonl")
+        data = str(DATASETS / f"{persona}.jsonl")
         evaluate_single(binary, [data], base / persona, OPTIONS)
         out[persona] = report_files(base / persona)
     return out
@@ -35,7 +35,7 @@ def references(binary, tmp_path_factory):
 
 @pytest.mark.parametrize("persona", PERSONAS)
 def test_merged_report_is_byte_identical_for_1_2_3_and_7_shards(persona, client, binary, references, workdir):
-    data = str(REPOSITORY / "Datasets" / f"{persona}.jsonl")
+    data = str(DATASETS / f"{persona}.jsonl")
     expected = references[persona]
     report = json.loads(expected["report.json"])
     assert any(p["name"] == "oracle" for p in report["policies"])  # `all` found the truth file
@@ -50,7 +50,7 @@ def test_merged_report_is_byte_identical_for_1_2_3_and_7_shards(persona, client,
 def test_partials_through_dask_or_shared_storage_merge_the_same(client, binary, references, workdir):
     # A LocalCluster's workers write partials where the driver reads them; a remote cluster
     # without shared storage returns them through Dask. Both give the single run's report.
-    data = str(REPOSITORY / "Datasets" / "commuter.jsonl")
+    data = str(DATASETS / "commuter.jsonl")
     for shared, through in ((None, "storage"), (False, "dask")):
         target = workdir / f"through-{through}"
         kept = workdir / f"kept-{through}"
@@ -64,7 +64,7 @@ def test_partials_through_dask_or_shared_storage_merge_the_same(client, binary, 
 def test_a_worker_killed_mid_run_loses_nothing(client, binary, references, workdir):
     # Every evaluation takes at least 3 s, so the kill lands while tasks run.
     slow = make_wrapper(workdir, binary, 'case "$1" in evaluate) sleep 3;; esac\nexec "$REAL" "$@"')
-    data = str(REPOSITORY / "Datasets" / "commuter.jsonl")
+    data = str(DATASETS / "commuter.jsonl")
     target = workdir / "killed"
     outcome = {}
 
@@ -98,7 +98,7 @@ def test_a_worker_killed_mid_run_loses_nothing(client, binary, references, workd
 
 
 def test_a_missing_binary_on_the_workers_is_named(client, binary, workdir):
-    data = str(REPOSITORY / "Datasets" / "commuter.jsonl")
+    data = str(DATASETS / "commuter.jsonl")
     with pytest.raises(DriverError) as error:
         evaluate([data], str(workdir / "r"), client=client, binary="/nonexistent/smartstack", local_binary=binary,
                  shards=2, evaluate_args=OPTIONS)
@@ -109,7 +109,7 @@ def test_a_missing_binary_on_the_workers_is_named(client, binary, workdir):
 
 def test_an_unreadable_shard_is_named(client, binary, workdir):
     good = workdir / "good.jsonl"
-    good.write_bytes((REPOSITORY / "Datasets" / "commuter.jsonl").read_bytes())
+    good.write_bytes((DATASETS / "commuter.jsonl").read_bytes())
     bad = workdir / "bad.jsonl"
     bad.write_text('{"time":"2026-01-05T08:00:00Z","user":"x","type":"screen_on"}\nnot json\n')
     with pytest.raises(DriverError) as error:
@@ -127,7 +127,7 @@ def test_a_corrupt_partial_is_named_with_its_shard(client, binary, workdir):
         'for last; do :; done',
         'case "$1" in evaluate) size=$(wc -c < "$last"); head -c $((size / 2)) "$last" > "$last.cut" && mv "$last.cut" "$last";; esac',
     ]))
-    data = str(REPOSITORY / "Datasets" / "commuter.jsonl")
+    data = str(DATASETS / "commuter.jsonl")
     with pytest.raises(DriverError) as error:
         evaluate([data], str(workdir / "r"), client=client, binary=cutting, local_binary=binary, shards=2,
                  evaluate_args=OPTIONS)
@@ -138,7 +138,7 @@ def test_a_corrupt_partial_is_named_with_its_shard(client, binary, workdir):
 
 
 def test_merge_refuses_other_options_and_a_user_twice(binary, workdir):
-    data = str(REPOSITORY / "Datasets" / "commuter.jsonl")
+    data = str(DATASETS / "commuter.jsonl")
     a, b = workdir / "a.partial", workdir / "b.partial"
     subprocess.run([binary, "evaluate", data, "--policies", "static", "--bootstrap", "10", "--partial", str(a)], check=True,
                    capture_output=True)
@@ -153,11 +153,11 @@ def test_merge_refuses_other_options_and_a_user_twice(binary, workdir):
 
 
 def test_the_command_line_runs_a_local_cluster(binary, workdir):
-    data = str(REPOSITORY / "Datasets" / "drift.jsonl")
+    data = str(DATASETS / "drift.jsonl")
     command = [sys.executable, "-m", "smartstack_dask", "evaluate", data, "--scheduler", "local", "--workers", "2",
                "--binary", binary, "--policies", "static,contextual", "--bootstrap", "50", "--json",
                "--stats", str(workdir / "stats.json")]
-    env = dict(os.environ, PYTHONPATH=str(REPOSITORY / "bindings" / "dask"))
+    env = dict(os.environ, PYTHONPATH=str(PACKAGE))
     run = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
     assert run.returncode == 0, run.stderr
     evaluate_single(binary, [data], workdir / "single", ["--policies", "static,contextual", "--bootstrap", "50"])

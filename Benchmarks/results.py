@@ -1,0 +1,99 @@
+"""The README's results table, regenerated: every policy on the five bundled personas and the
+real StudentLife recordings, one figure per cell, the best policy but the oracle in bold.
+
+    swift build -c release --product smartstack
+    python3 Benchmarks/results.py                       # hit@1, the table the README shows
+    python3 Benchmarks/results.py --metric mrr          # any metric key of report.json
+    python3 Benchmarks/results.py --check README.md     # fails when the README shows another table
+
+Each dataset is evaluated once with `smartstack evaluate <dataset> --policies all --reference
+contextual --report <out>/<dataset>` (defaults otherwise: 10-minute window, 7-day warm-up,
+1000 bootstrap resamples, seed 0); the reports stay in --out for their intervals and paired
+differences. StudentLife is imported from ../shared/datasets (not in this repository); without
+it its row is left out with a note, unless --require-studentlife or under CI (CI set). Python 3
+standard library only.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PERSONAS = ["commuter", "student", "shiftworker", "traveler", "drift"]
+POLICIES = ["static", "round-robin", "mru", "mfu", "frecency", "time-of-day", "contextual", "bandit", "oracle"]
+STUDENTLIFE = ["foreground_snapshots_u00_u01_u02.csv", "gps_u00_u01_u02.csv"]
+
+
+def run(command):
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"error: {' '.join(map(str, command))} failed ({done.returncode}):\n{done.stderr}")
+
+
+def datasets(args):
+    """(name, JSONL path) of every dataset the table has a row for."""
+    rows = [(p, ROOT / "Datasets" / f"{p}.jsonl") for p in PERSONAS]
+    shared = Path(args.shared_datasets) / "studentlife_small"
+    if all((shared / f).is_file() for f in STUDENTLIFE):
+        out = Path(args.out) / "studentlife.jsonl"
+        run([args.smartstack, "import", "studentlife", *[shared / f for f in STUDENTLIFE], "--out", out])
+        rows.append(("studentlife", out))
+    elif args.require_studentlife or os.environ.get("CI"):
+        sys.exit(f"error: StudentLife not found in {shared} (give --shared-datasets; CI must have it)")
+    else:
+        print(f"note: StudentLife not found in {shared}: its row is left out", file=sys.stderr)
+    return rows
+
+
+def table(reports, metric, digits):
+    # The header without padding keeps every line of the table within 100 columns.
+    head = "|dataset|" + "|".join(POLICIES) + "|\n|---|" + "---:|" * len(POLICIES) + "\n"
+    lines = []
+    for name, report in reports:
+        values = {p["name"]: p["metrics"].get(metric) for p in report["policies"]}
+        candidates = [v for p, v in values.items() if p != "oracle" and v is not None]
+        best = round(max(candidates), digits) if candidates else None
+        cells = []
+        for policy in POLICIES:
+            value = values.get(policy)
+            text = "—" if value is None else f"{value:.{digits}f}"
+            cells.append(f"**{text}**" if policy != "oracle" and value is not None and round(value, digits) == best else text)
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return head + "\n".join(lines) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--smartstack", default=str(ROOT / ".build" / "release" / "smartstack"))
+    parser.add_argument("--metric", default="hit_at_1", help="a metric key of report.json (default hit_at_1)")
+    parser.add_argument("--digits", type=int, default=3)
+    parser.add_argument("--out", default=str(ROOT / ".build" / "results"), help="where the reports go")
+    parser.add_argument("--shared-datasets", default=str(ROOT.parent / "shared" / "datasets"))
+    parser.add_argument("--require-studentlife", action="store_true")
+    parser.add_argument("--check", metavar="FILE", help="fail when FILE (e.g. README.md) shows another table")
+    args = parser.parse_args()
+    if not os.access(args.smartstack, os.X_OK):
+        sys.exit(f"error: no smartstack binary at {args.smartstack} (swift build -c release --product smartstack)")
+    os.makedirs(args.out, exist_ok=True)
+    reports = []
+    for name, path in datasets(args):
+        directory = Path(args.out) / name
+        run([args.smartstack, "evaluate", path, "--policies", "all", "--reference", "contextual", "--quiet",
+             "--report", directory])
+        report = json.loads((directory / "report.json").read_text())
+        if not any(args.metric in p["metrics"] for p in report["policies"]):
+            sys.exit(f"error: report.json has no metric '{args.metric}' (keys: {sorted(report['policies'][0]['metrics'])})")
+        reports.append((name, report))
+    text = table(reports, args.metric, args.digits)
+    sys.stdout.write(text)
+    if args.check:
+        shown = open(args.check, encoding="utf-8").read()
+        if text not in shown:
+            sys.exit(f"error: {args.check} does not show this table: paste the one above in its place")
+        print(f"{args.check} shows this table", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
