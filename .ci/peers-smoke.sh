@@ -16,6 +16,18 @@ python3 -m venv .build/peers-venv
 .build/peers-venv/bin/python Benchmarks/peers/run.py --smartstack "$bin" --out "$out" "$out/tiny.jsonl"
 test -s "$out/tiny.md"
 test -s "$out/summary.json"
+# With a truth file every method is also read counterfactually, SmartStack's figure the evaluator's.
+grep -q "Read as the person would have lived it" "$out/tiny.md"
+python3 - "$out/tiny.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+assert t["smartstack_export_matches_evaluate"], t
+byk = {r["kind"]: r for r in t["results"]}
+for k in ("smartstack", "smartstack-scorer", "vw", "river", "linucb", "ts", "oracle"):
+    assert 0 <= byk[k]["counterfactual"] <= 1, (k, byk[k].get("counterfactual"))
+for k in ("vw", "river", "linucb", "ts"):
+    assert byk[k]["cf_paired_vs_smartstack"]["ci95"][0] <= byk[k]["cf_paired_vs_smartstack"]["difference"], k
+PY
 # A one-day group scored from its first decision (--warmup-days, as for the cohort).
 "$bin" generate --persona cohort --days 1 --users 2 --seed 1 --out "$out/day.jsonl" --truth "$out/day.truth.jsonl"
 .build/peers-venv/bin/python Benchmarks/peers/run.py --smartstack "$bin" --out "$out/day" --warmup-days 0 "$out/day.jsonl"

@@ -106,6 +106,56 @@ def tally(rows, rankings):
     return {"n": n, "hit_at_1": hits / n if n else None, "mrr": rr / n if n else None}
 
 
+def load_truth(path):
+    """The truth file's value of each widget per decision, (user, time, stack) -> {widget: p}:
+    its `intent` (what the person came for), or `distribution` on lines without one."""
+    values = {}
+    with open(path) as f:
+        for number, line in enumerate(f, 1):
+            try:
+                r = json.loads(line)
+            except ValueError as e:
+                raise SystemExit("%s:%d: not a JSON object (%s)" % (path, number, e))
+            values[(r["user"], r["time"], r["stack"])] = r.get("intent") or r["distribution"]
+    return values
+
+
+def counterfactual(rows, rankings, truth):
+    """Counterfactual engagement of `rankings`' tops: the mean over scored decisions with a truth
+    line of the truth's value of the top (what `smartstack evaluate --truth` reports)."""
+    n, total = 0, 0.0
+    for r, order in zip(rows, rankings):
+        line = truth.get((r["user"], r["time"], r["stack"])) if r["scored"] else None
+        if line is None:
+            continue
+        n += 1
+        total += line.get(r["candidates"][order[0]], 0.0) if order else 0.0
+    return total / n if n else None
+
+
+def paired_counterfactual(rows, rankings, base_rankings, truth, resamples=1000, seed=SEED):
+    """Counterfactual engagement of `rankings` minus `base_rankings` on the same decisions, with a
+    95% interval from a seeded bootstrap over user-days."""
+    groups = {}
+    for r, a, b in zip(rows, rankings, base_rankings):
+        line = truth.get((r["user"], r["time"], r["stack"])) if r["scored"] else None
+        if line is None:
+            continue
+        g = groups.setdefault((r["user"], r["time"][:10]), [0.0, 0.0, 0])
+        g[0] += line.get(r["candidates"][a[0]], 0.0)
+        g[1] += line.get(r["candidates"][b[0]], 0.0)
+        g[2] += 1
+    if not groups:
+        return None
+    m = np.array(list(groups.values()), dtype=float)
+    diff = (m[:, 0].sum() - m[:, 1].sum()) / m[:, 2].sum()
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(m), size=(resamples, len(m)))
+    sample = (m[idx, 0].sum(1) - m[idx, 1].sum(1)) / m[idx, 2].sum(1)
+    lo, hi = np.percentile(sample, [2.5, 97.5])
+    return {"difference": float(diff), "ci95": [float(lo), float(hi)]}
+
+
 def paired_difference(rows, rankings, base_rankings, resamples=1000, seed=SEED):
     """hit@1 of `rankings` minus hit@1 of `base_rankings` on the same decisions, with a 95%
     percentile interval from a seeded bootstrap over user-days (decisions of one person on one
@@ -319,13 +369,17 @@ def bench_dataset(bin_, name, dataset, truth, out_dir, warmup=None):
     replay_line = [l for l in proc.stderr.splitlines() if l.startswith("replay of ")][-1]
     replay_seconds = float(replay_line.split(" in ")[-1].split(" ")[0])
     rows = load_stream(export)
+    values = load_truth(truth) if truth else {}
     ss, ss_rankings = smartstack_from_export(rows)
     # SmartStack's own run: the evaluator on the same data, default policy alone, one thread,
     # timed end to end (process start, JSONL parsing, replay of every event, metrics).
-    metrics, ss_seconds = evaluate(bin_, dataset, "contextual", warmup=warmup)
+    metrics, ss_seconds = evaluate(bin_, dataset, "contextual", ["--truth", truth] if truth else [], warmup=warmup)
     m = metrics["contextual"]
     consistent = (m["decisions_with_target"] == ss["n"] and abs(m["hit_at_1"] - ss["hit_at_1"]) < 1e-12
                   and abs(m["mrr"] - ss["mrr"]) < 1e-9)
+    if values:
+        mine = counterfactual(rows, ss_rankings, values)
+        consistent = consistent and m.get("counterfactual_engagement") is not None and abs(m["counterfactual_engagement"] - mine) < 1e-9
     if not consistent:
         raise SystemExit("%s: export disagrees with evaluate: evaluate %s, export %s" % (name, m, ss))
     # Decisions per second: the policy's own replay of the parsed events (every event recorded,
@@ -340,6 +394,12 @@ def bench_dataset(bin_, name, dataset, truth, out_dir, warmup=None):
                {"method": "SmartStack contextual scorer alone (no rotation policy, like the peers)", "kind": "smartstack-scorer",
                 "hit_at_1": scorer["hit_at_1"], "mrr": scorer["mrr"], "decisions_per_second": ss_rate, "n": scorer["n"],
                 "paired_vs_smartstack": paired_difference(rows, scorer_rankings, ss_rankings)}]
+    # Where the data has a truth file, every method is also read as the person would have lived
+    # it: the counterfactual engagement of its own top, paired against SmartStack's.
+    if values:
+        results[0]["counterfactual"] = counterfactual(rows, ss_rankings, values)
+        results[1]["counterfactual"] = counterfactual(rows, scorer_rankings, values)
+        results[1]["cf_paired_vs_smartstack"] = paired_counterfactual(rows, scorer_rankings, ss_rankings, values)
     peers = [("Vowpal Wabbit cb_explore_adf", "vw", lambda: vw_peer(rows)),
              ("River logistic regression (one-vs-rest)", "river", lambda: river_peer(rows)),
              ("mabwiser LinUCB", "linucb", lambda: mabwiser_peer(rows, "linucb")),
@@ -352,6 +412,9 @@ def bench_dataset(bin_, name, dataset, truth, out_dir, warmup=None):
                         "decisions_per_second": len(rows) / seconds, "n": t["n"],
                         "paired_vs_smartstack": paired_difference(rows, rankings, ss_rankings),
                         "paired_vs_scorer": paired_difference(rows, rankings, scorer_rankings)})
+        if values:
+            results[-1]["counterfactual"] = counterfactual(rows, rankings, values)
+            results[-1]["cf_paired_vs_smartstack"] = paired_counterfactual(rows, rankings, ss_rankings, values)
     log("%s: scikit-learn ceiling ..." % name)
     test_rows, rankings, _ = sklearn_ceiling(rows)
     t = tally(test_rows, rankings)
@@ -364,7 +427,8 @@ def bench_dataset(bin_, name, dataset, truth, out_dir, warmup=None):
         om, _ = evaluate(bin_, dataset, "oracle", ["--truth", truth], warmup=warmup)
         o = om["oracle"]
         results.append({"method": "oracle (ground truth, ceiling)", "kind": "oracle", "hit_at_1": o["hit_at_1"], "mrr": o["mrr"],
-                        "decisions_per_second": None, "n": o["decisions_with_target"]})
+                        "decisions_per_second": None, "n": o["decisions_with_target"],
+                        "counterfactual": o.get("counterfactual_engagement")})
 
     base = results[0]
     online = [r for r in results if r["kind"] in ("vw", "river", "linucb", "ts")]
@@ -413,14 +477,21 @@ def markdown(table):
     lines = ["### %s (%d decisions, %d scored with a target, %d users%s)" % (table["dataset"], table["decisions"], table["scored_with_target"], table["users"], warm), "",
              "| method | hit@1 | ×SmartStack | hit@1 − SmartStack [95% CI] | hit@1 − SmartStack scorer [95% CI] | MRR | ×SmartStack | decisions/s | ×SmartStack | target met |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    def paired(p, digits=3):
+        return "%+.*f [%+.*f, %+.*f]" % (digits, p["difference"], digits, p["ci95"][0], digits, p["ci95"][1]) if p else "—"
     for r in table["results"]:
         rate = "—" if r["decisions_per_second"] is None else "{:,.0f}".format(r["decisions_per_second"])
-        def paired(p):
-            return "%+.3f [%+.3f, %+.3f]" % (p["difference"], p["ci95"][0], p["ci95"][1]) if p else "—"
         lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["method"], fmt(r["hit_at_1"]), fmt(r["hit_ratio"], 2), paired(r.get("paired_vs_smartstack")),
             paired(r.get("paired_vs_scorer")), fmt(r["mrr"]), fmt(r["mrr_ratio"], 2),
             rate, fmt(r["speed_ratio"], 4), r["target"]))
+    if any(r.get("counterfactual") is not None for r in table["results"]):
+        lines += ["", "Read as the person would have lived it (the truth file's intent of each method's own top; hit@1 "
+                  "above credits whichever policy produced the log):", "",
+                  "| method | counterfactual engagement | − SmartStack [95% CI] |", "|---|---:|---:|"]
+        for r in table["results"]:
+            if r.get("counterfactual") is not None:
+                lines.append("| %s | %s | %s |" % (r["method"], fmt(r["counterfactual"], 4), paired(r.get("cf_paired_vs_smartstack"), 4)))
     return "\n".join(lines) + "\n"
 
 
