@@ -69,6 +69,7 @@ export SMARTSTACK_SWEEP_DIR="$out/$dataset-margin"
 export SMARTSTACK_TRUTH="$root/Datasets/$dataset.truth.jsonl"
 export SMARTSTACK_OBD_JSON="$obd_json"
 export SMARTSTACK_OBD_DATA="$obd_data"
+export SMARTSTACK_CURVE_DIR="$out/learning-curve"   # 05-learning-curve makes its two sets there
 "$venv/bin/python" Notebooks/run_notebooks.py --out "$out/executed" --timeout 300 \
     || fail "a notebook failed (executed copies in $out/executed)"
 [ "$(cat Notebooks/*.ipynb | cksum)" = "$before" ] || fail "running the notebooks changed files under Notebooks/"

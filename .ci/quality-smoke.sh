@@ -52,7 +52,8 @@ assert "## Every dataset with a truth file: counterfactual engagement" in md and
 print("quality smoke: OK (%d rows)" % len(report["rows"]))
 PY
 
-# The learning curve (learning_curve.py): stretches covering the 9 days score what warm-up 0 scores.
+# The learning curve (learning_curve.py, from evaluate --by-day): stretches covering the 9 days score
+# what warm-up 0 scores.
 python3 Benchmarks/quality/learning_curve.py --smartstack "$bin" --data "$out/data" --personas sequence,structureless \
     --days 1,2-3,4-9 --out "$out/curve.json" > /dev/null
 python3 - "$out/curve.json" "$out/quality.json" <<'PY'
@@ -66,7 +67,32 @@ for persona in ("sequence", "structureless"):
     # A stretch's cut can only lose targets engaged after its last midnight.
     parts = sum(c["decisions_with_target"] for c in cells.values())
     assert 0.95 * whole <= parts <= whole, (persona, parts, whole)
+    assert set(curve["reaches_day"][persona]) == {"contextual", "mfu", "mru", "frecency", "time-of-day", "oracle"}, curve["reaches_day"]
 print("learning curve smoke: OK")
+PY
+# A week of app launches before the stacks (run.py's backfill-7 variant, generated here as run.py
+# names it): the same days with stacks (the same decisions), read from the stacks' configuration
+# on, and the history changes what day 1 knows.
+back="$out/backfill"
+mkdir -p "$back"
+for days in 0 7; do
+    suffix=$([ "$days" = 0 ] && echo "" || echo "+backfill-7")
+    "$bin" generate --persona sequence --days 9 --seed 11 --backfill-days "$days" --out "$back/sequence$suffix.jsonl" 2> /dev/null
+done
+for variant in default backfill-7; do
+    python3 Benchmarks/quality/learning_curve.py --smartstack "$bin" --data "$back" --personas sequence \
+        --days 1,2-3,4-9 --variant "$variant" --measure counterfactual --out "$out/curve-$variant.json" > /dev/null
+done
+python3 - "$out/curve-default.json" "$out/curve-backfill-7.json" <<'PY'
+import json, sys
+plain, back = (json.load(open(p))["sequence"] for p in sys.argv[1:])
+assert list(back) == list(plain), (list(back), list(plain))
+for k in plain:
+    for n in ("decisions_with_target", "decisions_with_truth"):
+        assert back[k][n] == plain[k][n] > 0, (k, n, back[k][n], plain[k][n])
+    assert 0 < back[k]["ceiling_ratio"] <= 1 + 1e-9, back[k]
+assert back["day 1"]["counterfactual_engagement"]["contextual"] != plain["day 1"]["counterfactual_engagement"]["contextual"], "the history made no difference"
+print("learning curve with backfill smoke: OK")
 PY
 # What of the history is replayed changes what is learnt, never what is scored; day 1 has none.
 for h in launches launches-configured-late none; do

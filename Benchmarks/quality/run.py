@@ -59,7 +59,14 @@ VARIANTS = {
     "stack-3": (["--stack-size", "3"], DAYS, None),
     "stack-12": (["--stack-size", "12"], DAYS, None),
     "one-day": ([], 1, ONE_DAY_USERS),
+    # A week of app launches before the stacks (what a host backfills from the phone's usage
+    # history); the days with stacks are those of `default`. Not run unless named: the warm-ups
+    # count from each person's first event, so both score every day with stacks here; read it
+    # by day with learning_curve.py --variant backfill-7.
+    "backfill-7": (["--backfill-days", "7"], DAYS, None),
 }
+# Variants run only when --variants names them.
+OPTIONAL_VARIANTS = ("backfill-7",)
 # The cohort (six different people) is only meaningful as a short group recording.
 EXTRA_ROWS = (("cohort", "one-day"),)
 # Who shows the top and logs it (`smartstack generate --logger`); the default logger's rows keep
@@ -467,7 +474,8 @@ def main():
     ap.add_argument("--users", type=int, default=USERS_PER_SEED, help="people per seed in 28-day datasets")
     ap.add_argument("--days", type=int, default=DAYS, help="days of the multi-day datasets (smoke runs only; the protocol is 28)")
     ap.add_argument("--personas", default=",".join(PERSONAS))
-    ap.add_argument("--variants", default=",".join(VARIANTS))
+    ap.add_argument("--variants", default=",".join(v for v in VARIANTS if v not in OPTIONAL_VARIANTS),
+                    help="comma-separated, of %s (default: all but %s)" % (", ".join(VARIANTS), ", ".join(OPTIONAL_VARIANTS)))
     ap.add_argument("--no-cohort", action="store_true", help="skip the one-day cohort")
     ap.add_argument("--no-studentlife", action="store_true", help="skip the real StudentLife users")
     ap.add_argument("--no-bundled", action="store_true", help="skip the bundled personas (and so the flicker target)")

@@ -15,7 +15,8 @@ import SmartStackEvaluation
         #expect(c.options.seed == 0)
         #expect(c.options.bootstrapResamples == 1000)
         #expect(c.options.threads == ReplayOptions.availableCores)
-        #expect(!c.json && !c.quiet && c.reportDirectory == nil)
+        #expect(!c.json && !c.quiet && c.reportDirectory == nil && !c.options.byDay)
+        #expect(try EvaluateCommand(arguments: ["data.jsonl", "--by-day", "--partial", "p"]).options.byDay)
         for text in ["--window <duration>", "(default: 10m)", "--warmup-days", "(default: 7)", "--merge-repeats", "--reference", "--report"] {
             #expect(EvaluateCommand.help.contains(text))
         }

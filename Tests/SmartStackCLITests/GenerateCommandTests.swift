@@ -44,6 +44,8 @@ import SmartStackDatasets
         (["--persona", "student", "--days", "2", "--stack-size", "1"], "stack size must be from 2 to 16, got 1"),
         (["--persona", "student", "--days", "2", "--stack-size", "17"], "stack size must be from 2 to 16, got 17"),
         (["--persona", "student", "--days", "2", "--no-screen-on=yes"], "'--no-screen-on' takes no value"),
+        (["--persona", "student", "--days", "2", "--backfill-days", "-1"], "the value of '--backfill-days' must be a whole number from 0 to 3650, got '-1'"),
+        (["--persona", "student", "--days", "2", "--backfill-days", "3651"], "backfill days must be from 0 to 3650, got 3651"),
     ])
     func badArgumentsAreUsageErrors(arguments: [String], message: String) {
         let error = #expect(throws: UsageError.self) { try GenerateCommand(arguments: arguments) }
@@ -74,6 +76,20 @@ import SmartStackDatasets
             #expect(GenerateCommand.help.contains(mode.rawValue))
         }
         #expect(GenerateCommand.help.contains("--no-screen-on") && GenerateCommand.help.contains("--stack-size <n>"))
+    }
+
+    @Test func generatesAHistoryBeforeTheStacks() throws {
+        try withTemporaryDirectory { dir in
+            let args = ["--persona", "commuter", "--days", "1", "--backfill-days", "3", "--out", dir + "/c.jsonl"]
+            let c = try GenerateCommand(arguments: args)
+            #expect(c.options.variant.backfillDays == 3)
+            let (code, captured) = try run(c)
+            #expect(code == 0)
+            #expect(captured.err.contains("x 1 day(s) after 3 day(s) of app launches before the stacks, seed 1, variant backfill_days=3"))
+            let text = try String(contentsOfFile: dir + "/c.jsonl", encoding: .utf8)
+            let first = text.split(separator: "\n").first.map(String.init) ?? ""
+            #expect(first.contains("\"type\":\"app_launch\"") && first.contains("\"id\":\"h1\""))
+        }
     }
 
     @Test func reportsTheVariantItGenerated() throws {

@@ -15,8 +15,8 @@ import Testing
     }
 
     @Test func unknownFormatListsTheFormats() {
-        #expect(usageError(["gpx", "a.gpx"]) == "unknown format 'gpx' (formats: studentlife, aware-screen, obd, lsapp, csv)")
-        #expect(usageError([]) == "missing format (one of: studentlife, aware-screen, obd, lsapp, csv)")
+        #expect(usageError(["gpx", "a.gpx"]) == "unknown format 'gpx' (formats: studentlife, aware-screen, obd, lsapp, csv, usage-history)")
+        #expect(usageError([]) == "missing format (one of: studentlife, aware-screen, obd, lsapp, csv, usage-history)")
         #expect(usageError(["obd"]) == "missing input file(s) after the format 'obd'")
     }
 

@@ -58,6 +58,40 @@ import SmartStackDatasets
         #expect(try Self.rendered(merged) == Self.rendered(whole))
     }
 
+    /// The learning curve too: its per-day sums travel in the user lines, and the merge adds them
+    /// up in user order as one evaluation does. Without --by-day the lines are as they were.
+    @Test func mergedShardsGiveTheSameLearningCurveByteForByte() throws {
+        let (events, all, truth) = try Self.commuter()
+        let policies = [all[0], all[PolicyRegistry.names.firstIndex(of: PolicyRegistry.defaultPolicy)!], all.last!]
+        var options = Self.options()
+        options.byDay = true
+        let whole = try Evaluator(options: options).evaluate(.events(events, name: "commuter"), policies: policies, truth: truth)
+        let curve = try #require(whole.byDay)
+        #expect(curve.isCounterfactual && curve.days.count >= 28)
+        let parts = try Self.partials(events, shards: 3, policies: policies, options: options, truth: truth)
+        #expect(parts.allSatisfy { String(decoding: $0.encoded(), as: UTF8.self).contains("\"by_day\":[[") })
+        let merged = try Evaluator.merge(parts.reversed(), name: "commuter", sources: whole.dataset.sources, threads: 1)
+        #expect(try Self.rendered(merged) == Self.rendered(whole))
+    }
+
+    /// Partials with and without the curve do not merge; lines whose tallies the header does not
+    /// announce are refused.
+    @Test func partialsWithAndWithoutTheLearningCurveAreRefused() throws {
+        let events = syntheticDataset(users: 4, days: 3, seed: 3)
+        var options = Fixture.options()
+        options.byDay = true
+        let plain = try Self.partials(events, shards: 2, policies: [staticFactory], options: Fixture.options())
+        #expect(!String(decoding: plain[0].encoded(), as: UTF8.self).contains("by_day"))
+        let two = try Self.partials(events, shards: 2, policies: [staticFactory], options: options)
+        do { _ = try Evaluator.merge([two[0], plain[1]], labels: ["a", "b"]); Issue.record("merged a partial without the curve") } catch let e as EvaluationError {
+            #expect(e.message == "cannot merge b with a: evaluated with different options (by day off vs on)")
+        }
+        let text = String(decoding: two[0].encoded(), as: UTF8.self)
+        let stripped = text.replacingOccurrences(of: "\"reference\":null,\"by_day\":true}", with: "\"reference\":null}")
+        #expect(stripped != text)
+        #expect(Self.refusal(Array(stripped.utf8), "s.partial").contains("s.partial:2:"))
+    }
+
     @Test func withoutNameTheReportNamesTheShards() throws {
         let events = syntheticDataset(users: 4, days: 3, seed: 3)
         let parts = try Self.partials(events, shards: 2, policies: [staticFactory], options: Fixture.options())

@@ -143,8 +143,10 @@ public final class Engine: Sendable {
     /// is committed (their state is then a replay of the log, which already holds their events).
     /// - Throws: what `nextBatch` throws, unchanged, or as `record(_ events:)`; nothing is
     ///   stored and no state changes then.
+    /// `check`, when given, runs under the writer lock before anything is stored: what it
+    /// throws is rethrown and nothing is stored (``backfill(_:user:)`` checks the log there).
     @discardableResult
-    package func record(batches nextBatch: () throws -> [Event]?) throws -> AppendResult {
+    package func record(batches nextBatch: () throws -> [Event]?, check: (() throws -> Void)? = nil) throws -> AppendResult {
         var first: [Event] = []
         while first.isEmpty {
             guard let batch = try nextBatch() else { return AppendResult(inserted: 0, duplicates: 0) }
@@ -152,6 +154,7 @@ public final class Engine: Sendable {
         }
         return try writer.withLock { w throws -> AppendResult in
             try Self.checkOpen(w)
+            try check?()
             var users: [String: UserSlot] = [:]
             for event in first where users[event.user] == nil {
                 users[event.user] = try loadSlot(event.user, writer: &w)

@@ -303,6 +303,42 @@ public final class EventStore: Sendable {
         return (sql + suffix, arguments, userKey)
     }
 
+    /// The ids among `ids` that `user` already has stored (an unknown user has none).
+    ///
+    /// - Complexity: O(k log N) for k ids.
+    package func storedIDs(user: String, among ids: [String]) throws -> Set<String> {
+        try read { db in
+            guard let key = try db.scalar(StoreSchema.findUser, [.text(user)])?.integerValue else { return [] }
+            let statement = try db.cachedStatement("SELECT 1 FROM events WHERE user_key = ?1 AND id = ?2")
+            var found: Set<String> = []
+            for id in ids {
+                defer { statement.reset() }
+                try statement.bind([.integer(key), .text(id)])
+                if try statement.step() { found.insert(id) }
+            }
+            return found
+        }
+    }
+
+    /// The instant, id and type of `user`'s latest stored event of a type not in `excluded`
+    /// (ties: the last stored), `nil` when there is none.
+    ///
+    /// - Complexity: O(log N + k) for the user's k events of the excluded types at the end.
+    package func latestEvent(user: String, excluding excluded: Set<EventType>) throws
+        -> (time: EventTime, id: String?, type: EventType)? {
+        try read { db in
+            guard let key = try db.scalar(StoreSchema.findUser, [.text(user)])?.integerValue else { return nil }
+            let mask = excluded.reduce(Int64(0)) { $0 | (Int64(1) << Int64($1.code)) }
+            let rows = try db.rows("""
+                SELECT time_ns, offset_s, id, type FROM events WHERE user_key = ?1 AND ((1 << type) & ?2) = 0
+                ORDER BY time_ns DESC, seq DESC LIMIT 1
+                """, [.integer(key), .integer(mask)])
+            guard let row = rows.first, let ns = row[0].integerValue, let offset = row[1].integerValue.flatMap({ Int32(exactly: $0) }),
+                  let code = row[3].integerValue, let type = EventType(code: Int(code)) else { return nil }
+            return (EventTime(nanosecondsSinceEpoch: ns, utcOffsetSeconds: offset), row[2].textValue, type)
+        }
+    }
+
     /// Counts, users and bounds of the whole log.
     ///
     /// - Complexity: O(N).

@@ -24,6 +24,9 @@ public struct EngineError: Error, Sendable, Hashable, CustomStringConvertible {
         /// Saved state bytes that cannot be restored: unreadable, of another version, user or
         /// policy, or inconsistent.
         case invalidSnapshot
+        /// A history the engine refuses to backfill: an event that is not an `app_launch`, of
+        /// another user or without an id, or launches older than events already recorded live.
+        case invalidHistory
         /// The engine was closed.
         case closed
     }

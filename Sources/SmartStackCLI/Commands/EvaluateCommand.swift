@@ -23,6 +23,13 @@ public struct EvaluateCommand: SubcommandProtocol {
         dwell, unnecessary rotations, coverage) and 95% bootstrap intervals over user-days are
         reported for every policy, and a winner only when its lead excludes zero.
 
+        With --by-day the report adds a learning curve: each policy's counterfactual engagement
+        (hit@1 without a truth file) per day since the person's stacks were first configured
+        (day 1 is the 24 hours from that instant; every decision counts, the warm-up too),
+        pooled over people by decisions, with the ceiling per day and the day each policy first
+        reaches 0.85 x the ceiling and stays there on every later day with at least 20 such
+        decisions.
+
         USAGE: \(usage)
 
         ARGUMENTS:
@@ -47,6 +54,8 @@ public struct EvaluateCommand: SubcommandProtocol {
           --report <dir>          Write report.json, report.md and report.html into
                                   <dir>
           --json                  Print report.json to stdout instead of the table
+          --by-day                Add the learning curve by day since the stacks were
+                                  configured (report.json key by_day)
           --partial <file>        Write this shard's sufficient statistics to <file>
                                   instead of a report, for 'smartstack merge'
                                   (format: Datasets/PARTIAL-FORMAT.md)
@@ -100,7 +109,7 @@ public struct EvaluateCommand: SubcommandProtocol {
     public init(arguments: [String]) throws(UsageError) {
         let args = try ParsedArguments(arguments,
             options: ReplayArguments.options.union(["--policies", "--reference", "--truth", "--bootstrap", "--threads", "--report", "--partial"]),
-            flags: ReplayArguments.flags.union(["--json", "--quiet"]))
+            flags: ReplayArguments.flags.union(["--json", "--quiet", "--by-day"]))
         self.arguments = arguments
         let replay = try ReplayArguments(args, command: Self.name)
         datasets = replay.datasets
@@ -113,6 +122,7 @@ public struct EvaluateCommand: SubcommandProtocol {
         truth = args.value("--truth")
         if let v = args.value("--bootstrap") { options.bootstrapResamples = try ReplayArguments.parseCount(v, option: "--bootstrap", minimum: 0) }
         if let v = args.value("--threads") { options.threads = try ReplayArguments.parseCount(v, option: "--threads", minimum: 1) }
+        options.byDay = args.flag("--by-day")
         reportDirectory = args.value("--report")
         json = args.flag("--json")
         quiet = args.flag("--quiet")

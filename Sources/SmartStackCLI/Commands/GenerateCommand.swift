@@ -2,7 +2,7 @@ import SmartStack
 import SmartStackDatasets
 
 /// `smartstack generate --persona <name> --days <n> [--seed <s>] [--users <k>] [--start <date>]
-/// [--location <mode>] [--no-screen-on] [--stack-size <n>] [--out <file>] [--truth <file>]`:
+/// [--location <mode>] [--no-screen-on] [--stack-size <n>] [--backfill-days <n>] [--out <file>] [--truth <file>]`:
 /// a simulated dataset in SmartStack JSONL v1 and its ground truth.
 ///
 /// ```swift
@@ -15,7 +15,7 @@ public struct GenerateCommand: SubcommandProtocol, Hashable {
     /// One line for the SUBCOMMANDS list.
     public static let abstract = "Simulate people of a persona: events in JSONL v1 plus their ground truth."
     /// The USAGE line.
-    public static let usage = "smartstack generate --persona <name> --days <n> [--seed <s>] [--users <k>] [--start <date>] [--location <mode>] [--no-screen-on] [--stack-size <n>] [--logger <name>] [--logger-policy <spec>] [--out <file>] [--truth <file>]"
+    public static let usage = "smartstack generate --persona <name> --days <n> [--seed <s>] [--users <k>] [--start <date>] [--location <mode>] [--no-screen-on] [--stack-size <n>] [--backfill-days <n>] [--logger <name>] [--logger-policy <spec>] [--out <file>] [--truth <file>]"
     /// The full help text.
     public static let help = """
         OVERVIEW: \(abstract)
@@ -45,6 +45,13 @@ public struct GenerateCommand: SubcommandProtocol, Hashable {
         what the phone shows on top (and logs): the person's intent is the same under every
         logger, but people also tap what is on top, so logged hit@1 favours policies that
         resemble the logger while counterfactual engagement (evaluate with the truth) does not.
+        --backfill-days gives every person that many days of app use before the first day
+        (--start), when their stacks are configured: the app_launch events a phone's usage
+        history holds (ids h1, h2, ...), as the person's own habits produce them, and nothing
+        else of those days (no screen_on, impressions, places, fixes, context, hints, and no
+        ground truth). The days from --start on are the same as without backfill (except under
+        --logger engine, whose engine learns from the history). Measure what the history is
+        worth with 'smartstack evaluate --by-day' (days count from the stacks' configuration).
 
         PERSONAS:
         \(rows(Persona.allCases.map { ($0.rawValue, $0.summary) }))
@@ -67,6 +74,7 @@ public struct GenerateCommand: SubcommandProtocol, Hashable {
             ("--location <mode>", "How location is recorded (see LOCATION MODES; default dense)."),
             ("--no-screen-on", "Write no screen_on or widget_impression events, and engagements as app_launch only."),
             ("--stack-size <n>", "One stack of n widgets, \(SimulationVariant.stackSizes.lowerBound)-\(SimulationVariant.stackSizes.upperBound), instead of the persona's own stacks."),
+            ("--backfill-days <n>", "Days of app launches before the stacks are configured, 0-\(SimulationVariant.maximumBackfillDays) (default 0)."),
             ("--logger <name>", "What the phone shows on top and logs (see LOGGERS; default time-of-day)."),
             ("--logger-policy <spec>", "The engine logger's policy (default \(SimulationLogger.defaultEnginePolicy)); implies --logger engine."),
             ("--out <file>", "Write the events to <file> (default: standard output)."),
@@ -92,7 +100,7 @@ public struct GenerateCommand: SubcommandProtocol, Hashable {
     /// Parses the options.
     public init(arguments: [String]) throws(UsageError) {
         let parsed = try ParsedArguments(arguments, options: ["--persona", "--days", "--seed", "--users", "--start", "--location",
-                                                              "--stack-size", "--logger", "--logger-policy", "--out", "--truth"],
+                                                              "--stack-size", "--backfill-days", "--logger", "--logger-policy", "--out", "--truth"],
                                          flags: ["--no-screen-on"])
         if let extra = parsed.positional.first { throw UsageError("unexpected argument '\(extra)'") }
         let personaName = try parsed.required("--persona")
@@ -117,6 +125,12 @@ public struct GenerateCommand: SubcommandProtocol, Hashable {
         if let text = parsed.value("--stack-size") {
             guard let size = Int(text) else { throw UsageError("the value of '--stack-size' must be a whole number, got '\(text)'") }
             variant.stackSize = size
+        }
+        if let text = parsed.value("--backfill-days") {
+            guard let n = Int(text), n >= 0 else {
+                throw UsageError("the value of '--backfill-days' must be a whole number from 0 to \(SimulationVariant.maximumBackfillDays), got '\(text)'")
+            }
+            variant.backfillDays = n
         }
         if let name = parsed.value("--logger") {
             guard let logger = SimulationLogger(rawValue: name) else {
@@ -193,7 +207,8 @@ public struct GenerateCommand: SubcommandProtocol, Hashable {
         }
         let types = EventType.allCases.compactMap { t in summary.byType[t].map { "\(t.rawValue) \($0)" } }.joined(separator: ", ")
         let variant = options.variant.isDefault ? "" : ", variant \(options.variant)"
-        output.printError("Generated \(summary.events) events for \(summary.users) \(options.persona.rawValue) user(s) x \(summary.days) day(s), seed \(options.seed)\(variant) -> \(outputPath ?? "standard output")")
+        let backfill = options.variant.backfillDays > 0 ? " after \(options.variant.backfillDays) day(s) of app launches before the stacks" : ""
+        output.printError("Generated \(summary.events) events for \(summary.users) \(options.persona.rawValue) user(s) x \(summary.days) day(s)\(backfill), seed \(options.seed)\(variant) -> \(outputPath ?? "standard output")")
         output.printError("  by type: \(types)")
         if let truthPath {
             output.printError("Ground truth: \(summary.truthLines) lines -> \(truthPath)")

@@ -11,9 +11,9 @@ public struct ImportCommand: SubcommandProtocol {
     /// `import`.
     public static let name = "import"
     /// One line for `smartstack --help`.
-    public static let abstract = "Convert real recordings (StudentLife, AWARE, Open Bandit, LSApp, CSV) to JSONL."
+    public static let abstract = "Convert real recordings (StudentLife, AWARE, Open Bandit, LSApp, CSV) or a phone's app history to JSONL."
     /// The USAGE line.
-    public static let usage = "smartstack import <format> <path> ... [--out <file>] [options]"
+    public static let usage = "smartstack import <format> <path> ... [--out <file> | --db <path>] [options]"
     /// The full help text.
     public static let help = """
         OVERVIEW: \(abstract)
@@ -29,6 +29,19 @@ public struct ImportCommand: SubcommandProtocol {
         FORMATS:
         \(ImportFormat.allCases.map { "  " + $0.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0) + $0.summary }.joined(separator: "\n"))
 
+        USAGE HISTORY (usage-history):
+          A phone's app launches from before the stack existed, to backfill: CSV with a header
+          or JSONL, columns timestamp (Unix ms) or time (RFC 3339), package (or app), optional
+          utc_offset (+-HH:MM), event_type (1/ACTIVITY_RESUMED launches; 16, 17, 26 end a use;
+          others skipped) and user. Ids usage-<ms>-<package>, so an export imported again or
+          overlapping an earlier one stores nothing twice. Times without an offset need the
+          phone's zone: --timezone or --utc-offset. The options --map and --map-file name the
+          widget app of a package (a widget's 'app' in its stack_config). With --db the
+          launches are stored for the user as a backfill: in one transaction, duplicates
+          counted, refused (naming the file and line) when the user already has live events
+          (other than stack configurations) after them. Recipes for Android and iOS:
+          docs/backfill.md.
+
         STACKS (studentlife, lsapp, csv, aware-screen):
           Each user gets a stack chosen without peeking at the future: the user's N most launched
           apps (ties: earliest first launch) during the D days after their first event, emitted
@@ -38,6 +51,8 @@ public struct ImportCommand: SubcommandProtocol {
 
         OPTIONS:
           --out <file>            Write JSONL here (default: stdout).
+          --db <path>             usage-history: store the launches as the user's
+                                  backfill (see above) instead of writing JSONL.
           --user <name>           User for sources without one (aware-screen, obd,
                                   lsapp, csv).
           --utc-offset <offset>   Fixed local offset, e.g. -05:00 (default: UTC;
@@ -66,6 +81,11 @@ public struct ImportCommand: SubcommandProtocol {
             --item-count <n>      Catalogue 0..<n when no *_item_context.csv is given
                                   (default: the user-item_affinity columns of the
                                   header).
+          usage-history:
+            --map <package>=<app> The widget app of a package (repeatable, or
+                                  comma-separated).
+            --map-file <csv>      The same from a CSV with columns package and app.
+            --only-mapped         Skip the packages no map names.
           csv:
             --time-column <name>  Time column (required).
             --time-format <f>     unix (seconds, default), unix-ms, or rfc3339 (a
@@ -86,20 +106,24 @@ public struct ImportCommand: SubcommandProtocol {
           smartstack import aware-screen ../shared/datasets/aware_screen/AwareScreen_1month.csv.gz --timezone Europe/Helsinki
           smartstack import obd ../shared/datasets/obd/random_all.csv.gz ../shared/datasets/obd/random_item_context.csv
           smartstack import csv mylog.csv --time-column ts --time-format rfc3339 --app-column package
+          smartstack import usage-history usage.csv --timezone Europe/Berlin --user me \\
+              --map com.google.android.calendar=calendar --db smartstack.sqlite
         """
 
     static let valueOptions: Set<String> = [
         "--out", "--user", "--utc-offset", "--timezone", "--stack-size", "--stack-days", "--widgets", "--stack-name",
         "--exclude-app", "--merge-seconds", "--policy", "--item-count", "--time-column", "--time-format",
         "--user-column", "--app-column", "--lat-column", "--lon-column", "--accuracy-column", "--delimiter",
+        "--map", "--map-file", "--db",
     ]
-    static let flagOptions: Set<String> = ["--keep-system-apps", "--skip-invalid"]
+    static let flagOptions: Set<String> = ["--keep-system-apps", "--skip-invalid", "--only-mapped"]
 
     /// Options meaningful for one format only.
     static let formatOnly: [String: ImportFormat] = [
         "--keep-system-apps": .studentlife, "--merge-seconds": .awareScreen, "--policy": .obd, "--item-count": .obd,
         "--time-column": .csv, "--time-format": .csv, "--user-column": .csv, "--app-column": .csv,
         "--lat-column": .csv, "--lon-column": .csv, "--accuracy-column": .csv, "--delimiter": .csv,
+        "--map": .usageHistory, "--map-file": .usageHistory, "--only-mapped": .usageHistory, "--db": .usageHistory,
     ]
 
     /// The format to read.
@@ -108,6 +132,8 @@ public struct ImportCommand: SubcommandProtocol {
     public var paths: [String]
     /// The output file; `nil` = stdout.
     public var outputPath: String?
+    /// `usage-history`: the database to backfill instead of writing JSONL.
+    public var database: String?
     /// The importer options.
     public var options: ImportOptions
 
@@ -138,7 +164,14 @@ public struct ImportCommand: SubcommandProtocol {
                 throw UsageError("'\(option)' does not apply to obd (each display position is a stack holding the item catalogue)")
             }
         }
+        if format == .usageHistory {
+            for option in ["--stack-size", "--stack-days", "--widgets", "--stack-name"] where parsed.value(option) != nil {
+                throw UsageError("'\(option)' does not apply to usage-history (a history holds no stacks: configure them with the engine)")
+            }
+        }
         outputPath = parsed.value("--out")
+        database = parsed.value("--db")
+        if database != nil, outputPath != nil { throw UsageError("give either '--out' or '--db', not both") }
         var options = ImportOptions()
         options.user = parsed.value("--user")
         if options.user?.isEmpty == true { throw UsageError("'--user' must not be empty") }
@@ -213,8 +246,23 @@ public struct ImportCommand: SubcommandProtocol {
             }
         }
         options.columns = columns
+        for text in parsed.values("--map") {
+            for pair in Self.list(text) {
+                let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).trimmingCharacters() }
+                guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                    throw UsageError("'--map' takes <package>=<app>, got '\(pair)'")
+                }
+                guard options.appMap[parts[0]] == nil else { throw UsageError("'--map': package '\(parts[0])' is mapped twice") }
+                options.appMap[parts[0]] = parts[1]
+            }
+        }
+        mapFile = parsed.value("--map-file")
+        options.onlyMapped = parsed.flag("--only-mapped")
         self.options = options
     }
+
+    /// `usage-history`: the CSV of package → app, read when the command runs.
+    public var mapFile: String?
 
     private static func list(_ text: String) -> [String] {
         text.split(separator: ",").map { String($0).trimmingCharacters() }.filter { !$0.isEmpty }
@@ -243,10 +291,23 @@ public struct ImportCommand: SubcommandProtocol {
     /// - Complexity: O(n log n) in the rows read.
     public func run(_ output: CommandOutput) throws -> Int32 {
         let result: ImportResult
-        do {
+        do throws(ImportError) {
+            var options = options
+            if let mapFile {
+                for (package, app) in try UsageHistoryImporter.map(path: mapFile) {
+                    guard options.appMap[package] == nil else {
+                        throw ImportError(file: mapFile, message: "package '\(package)' is mapped both here and by --map")
+                    }
+                    options.appMap[package] = app
+                }
+            }
             result = try format.importFiles(paths, options: options)
         } catch {
             throw CommandFailure(error.description)
+        }
+        if let database {
+            try HistoryBackfill(result: result, database: database).run(output)
+            return 0
         }
         if let outputPath {
             do {

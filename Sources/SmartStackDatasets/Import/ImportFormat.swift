@@ -16,6 +16,8 @@ public enum ImportFormat: String, Sendable, Hashable, CaseIterable {
     case lsapp
     /// Any CSV with a column mapping (``CSVLogImporter``).
     case csv
+    /// A phone's app-use history before the stack, to backfill (``UsageHistoryImporter``).
+    case usageHistory = "usage-history"
 
     /// One line describing the format, for help texts.
     public var summary: String {
@@ -25,6 +27,7 @@ public enum ImportFormat: String, Sendable, Hashable, CaseIterable {
         case .obd: "Open Bandit Dataset logs (widget_impression with propensities, widget_tap)"
         case .lsapp: "LSApp TSV: user_id, session_id, timestamp, app_name, event_type (app_launch)"
         case .csv: "your own CSV with a column mapping (app_launch, location)"
+        case .usageHistory: "a phone's app-use history (Android UsageStatsManager events, an iOS host's log): app_launch to backfill"
         }
     }
 
@@ -39,6 +42,7 @@ public enum ImportFormat: String, Sendable, Hashable, CaseIterable {
         case .obd: try OBDImporter(options: options).importFiles(paths)
         case .lsapp: try LSAppImporter(options: options).importFiles(paths)
         case .csv: try CSVLogImporter(options: options).importFiles(paths)
+        case .usageHistory: try UsageHistoryImporter(options: options).importFiles(paths)
         }
     }
 }

@@ -32,6 +32,11 @@ public struct ImportOptions: Sendable, Hashable {
     public var skipInvalidRows = false
     /// The column mapping of the `csv` format.
     public var columns = CSVColumnMapping()
+    /// `usage-history`: the app each package's launches are of (a widget's `app`); packages not
+    /// in it keep their name.
+    public var appMap: [String: String] = [:]
+    /// `usage-history`: skip the packages ``appMap`` does not name.
+    public var onlyMapped = false
 
     /// Default options: stack of 6 apps over 7 days, UTC offsets per format, strict rows.
     public init() {}
@@ -67,6 +72,10 @@ public struct ImportResult: Sendable {
     public var events: [Event]
     /// Counts of rows read, events written and rows skipped.
     public var report: ImportReport
+
+    /// Where each event was read, `file:line`, keyed by its user, a NUL and its id (filled by
+    /// the importers that keep it: `usage-history`).
+    public var origins: [String: String] = [:]
 
     /// Creates a result.
     public init(events: [Event], report: ImportReport) {

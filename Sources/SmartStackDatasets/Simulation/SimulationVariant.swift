@@ -65,9 +65,19 @@ public struct SimulationVariant: Sendable, Hashable, CustomStringConvertible {
     public var logger: SimulationLogger = .timeOfDay
     /// The policy of the `engine` logger (default: ``SimulationLogger/defaultEnginePolicy``).
     public var loggerPolicy: String?
+    /// Days of app use written before the stacks are configured (default 0): the history a
+    /// phone's usage statistics hold when the stack is installed. The person lives these days by
+    /// their own habits, but only their `app_launch` events are written (no `screen_on`,
+    /// impressions, places, fixes, context or hints, and no ground truth: nothing can be decided
+    /// before the stacks exist). They come from generators of their own, so every day from the
+    /// stacks' configuration on is the same as without them (except under the `engine` logger,
+    /// which learns from them as a phone's engine would).
+    public var backfillDays = 0
 
     /// The smallest and largest `stackSize`.
     public static let stackSizes = 2...16
+    /// The largest `backfillDays`.
+    public static let maximumBackfillDays = 3650
 
     /// The default variant: dense location, `screen_on` recorded, the persona's own stacks.
     public init() {}
@@ -84,6 +94,7 @@ public struct SimulationVariant: Sendable, Hashable, CustomStringConvertible {
         if let stackSize { parts.append("stack_size=\(stackSize)") }
         if logger != .timeOfDay { parts.append("logger=" + logger.rawValue) }
         if let loggerPolicy { parts.append("logger_policy=" + loggerPolicy) }
+        if backfillDays != 0 { parts.append("backfill_days=\(backfillDays)") }
         return parts.isEmpty ? "default" : parts.joined(separator: ",")
     }
 
@@ -100,10 +111,14 @@ public struct SimulationVariant: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Checks the stack size and the logger's policy.
-    /// - Throws: ``SimulationError`` when the stack size is outside ``stackSizes``, a logger
-    ///   policy is given to another logger than `engine`, or the engine cannot run it.
+    /// Checks the stack size, the backfill and the logger's policy.
+    /// - Throws: ``SimulationError`` when the stack size is outside ``stackSizes``, the backfill
+    ///   is negative or longer than ``maximumBackfillDays``, a logger policy is given to another
+    ///   logger than `engine`, or the engine cannot run it.
     public func validate() throws(SimulationError) {
+        guard (0...Self.maximumBackfillDays).contains(backfillDays) else {
+            throw SimulationError("backfill days must be from 0 to \(Self.maximumBackfillDays), got \(backfillDays)")
+        }
         if let stackSize, !Self.stackSizes.contains(stackSize) {
             throw SimulationError("stack size must be from \(Self.stackSizes.lowerBound) to \(Self.stackSizes.upperBound), got \(stackSize)")
         }

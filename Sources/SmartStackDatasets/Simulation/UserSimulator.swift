@@ -2,6 +2,9 @@ import SmartStack
 
 /// One simulated day of one user: its events in time order and its ground-truth lines.
 public struct SimulatedDay: Sendable {
+    /// The day's index: 0 for the day the stacks are configured, negative for the days of app
+    /// use before it (``SimulationVariant/backfillDays``).
+    public var index = 0
     /// The day's events, in time order, with ids unique for the user.
     public var events: [Event]
     /// One entry per (`screen_on`, stack), in time order then stack order.
@@ -14,6 +17,10 @@ public struct SimulatedDay: Sendable {
 /// variant) always produces the same days, whatever the number of other users generated. The
 /// recording knobs of the variant (location reporting, `screen_on`) change what is written, not
 /// what the person does: the same seed gives the same sessions and engagements in every mode.
+/// With ``SimulationVariant/backfillDays`` the person first lives that many days before their
+/// stacks exist, of which only the app launches are written (ids `h1`, `h2`, ...), from
+/// generators and a copy of the persona of their own: the days from the stacks' configuration on
+/// are the same as without them.
 ///
 /// ```swift
 /// var sim = UserSimulator(persona: .commuter, userIndex: 0, userName: "commuter-00",
@@ -45,6 +52,12 @@ public struct UserSimulator {
     private let days: Int
     private var day = 0
     private var eventCounter = 0
+    private var historyEventCounter = 0
+    /// The person's draws and running state for the days before the stacks (swapped in while
+    /// such a day is simulated), `nil` without them.
+    private var history: PersonState?
+    /// Whether the day being simulated is one before the stacks: only app launches are written.
+    private var inHistory = false
     private var previousWidget = -1
     private var recentEngagements: [Int] = []
     private var lastEngagementNanos = Int64.min
@@ -90,6 +103,12 @@ public struct UserSimulator {
         self.startDay = startDay
         self.days = days
         self.weights = Array(repeating: 0, count: model.catalog.count)
+        let backfill = min(max(variant.backfillDays, 0), SimulationVariant.maximumBackfillDays)
+        if backfill > 0 {
+            day = -backfill
+            history = PersonState(rng: SimulationRandom(seed: SimulationRandom.derive(seed, persona.seedSalt, UInt64(userIndex), 0x4241_434B_4649_4C4C)),
+                                  model: model)
+        }
         // An engine policy that does not run was refused by `SimulationOptions`; here it falls
         // back to the default engine policy rather than trap.
         if variant.logger == .engine {
@@ -115,6 +134,41 @@ public struct UserSimulator {
         Int64(startDay + d) * 86_400_000_000_000 - Int64(model.startOffset(day: d)) * 1_000_000_000
     }
 
+    /// What a person's days carry from one to the next (their draws, their copy of the persona,
+    /// their last sessions and engagements, the hints in force, their stacks). The days before
+    /// the stacks run on one of their own, exchanged with the simulator's while they run.
+    private struct PersonState {
+        var rng: SimulationRandom
+        var model: any PersonaModel
+        var previousWidget = -1
+        var recentEngagements: [Int] = []
+        var lastEngagementNanos = Int64.min
+        var lastSessionNanos = Int64.min
+        var lastSessionEndNanos = Int64.min
+        var lastSessionSegment: Segment?
+        var activeHints: [(widget: Int, from: Int64, until: Int64, score: Double)] = []
+        var currentStacks: [(id: String, widgets: [Int])] = []
+
+        init(rng: SimulationRandom, model: any PersonaModel) {
+            self.rng = rng
+            self.model = model
+        }
+    }
+
+    /// Exchanges the person's running state with `state`.
+    private mutating func exchange(_ state: inout PersonState) {
+        swap(&rng, &state.rng)
+        swap(&model, &state.model)
+        swap(&previousWidget, &state.previousWidget)
+        swap(&recentEngagements, &state.recentEngagements)
+        swap(&lastEngagementNanos, &state.lastEngagementNanos)
+        swap(&lastSessionNanos, &state.lastSessionNanos)
+        swap(&lastSessionEndNanos, &state.lastSessionEndNanos)
+        swap(&lastSessionSegment, &state.lastSessionSegment)
+        swap(&activeHints, &state.activeHints)
+        swap(&currentStacks, &state.currentStacks)
+    }
+
     private struct Pending {
         var nanos: Int64
         var seq: Int
@@ -128,6 +182,19 @@ public struct UserSimulator {
     public mutating func nextDay() -> SimulatedDay? {
         guard day < days else { return nil }
         defer { day += 1 }
+        guard day < 0, var state = history else { return simulateDay() }
+        exchange(&state)
+        inHistory = true
+        let simulated = simulateDay()
+        inHistory = false
+        exchange(&state)
+        history = day + 1 < 0 ? state : nil
+        return simulated
+    }
+
+    /// The day `day`: everything the variant records on a day with stacks, only the app launches
+    /// on a day before them (`inHistory`).
+    private mutating func simulateDay() -> SimulatedDay {
         let dayStart = midnightNanos(day)
         let dayEnd = midnightNanos(day + 1)
         precondition(dayEnd > dayStart, "persona days must move forward in time")
@@ -163,24 +230,32 @@ public struct UserSimulator {
         func feed(before nanos: Int64) { logger?.give(unseen(before: nanos)) }
         let firstOffset = plan.segments.first?.offset ?? model.startOffset(day: day)
 
-        // Stacks: configured on day 0 and whenever the persona changes them.
+        // Stacks: configured on day 0 and whenever the persona changes them. Before the stacks
+        // exist, the person's needs are those of the widgets they will have.
         let stacks = model.stacks(day: day)
-        for s in stacks where !currentStacks.contains(where: { $0.id == s.id && $0.widgets == s.widgets }) {
-            emit(0, firstOffset, .stackConfig(stack: s.id, widgets: s.widgets.map { model.catalog[$0] }))
+        if !inHistory {
+            for s in stacks where !currentStacks.contains(where: { $0.id == s.id && $0.widgets == s.widgets }) {
+                emit(0, firstOffset, .stackConfig(stack: s.id, widgets: s.widgets.map { model.catalog[$0] }))
+            }
         }
         currentStacks = stacks
 
-        // Background: places, locations, context, hints.
-        for (index, seg) in plan.segments.enumerated() {
-            emitTransition(into: seg, plan: plan, emit: emit)
-            emitFixes(seg, emit: emit)
-            if variant.location != .dense { recordSparseLocation(segment: index, of: plan, emit: emit) }
-            lastKind = seg.kind
+        // Background: places, locations, context, hints (a usage history holds none of them; a
+        // hint still moves the person's needs).
+        if !inHistory {
+            for (index, seg) in plan.segments.enumerated() {
+                emitTransition(into: seg, plan: plan, emit: emit)
+                emitFixes(seg, emit: emit)
+                if variant.location != .dense { recordSparseLocation(segment: index, of: plan, emit: emit) }
+                lastKind = seg.kind
+            }
         }
         for hint in plan.hints {
             let offset = segment(at: hint.at, in: plan).offset
-            emit(Double(hint.at), offset, .relevance(widget: model.catalog[hint.widget].id, score: hint.score,
-                                                    duration: Double(hint.duration)))
+            if !inHistory {
+                emit(Double(hint.at), offset, .relevance(widget: model.catalog[hint.widget].id, score: hint.score,
+                                                        duration: Double(hint.duration)))
+            }
             let from = dayStart + Int64(hint.at) * 1_000_000_000
             activeHints.append((hint.widget, from, from + Int64(hint.duration) * 1_000_000_000, hint.score))
         }
@@ -214,11 +289,18 @@ public struct UserSimulator {
         var events: [Event] = []
         events.reserveCapacity(pending.count)
         for p in pending {
-            eventCounter += 1
+            let id: String
+            if inHistory {
+                historyEventCounter += 1
+                id = "h" + String(historyEventCounter)
+            } else {
+                eventCounter += 1
+                id = "e" + String(eventCounter)
+            }
             events.append(Event(time: EventTime(nanosecondsSinceEpoch: p.nanos, utcOffsetSeconds: p.offset),
-                                user: user, id: "e" + String(eventCounter), payload: p.payload))
+                                user: user, id: id, payload: p.payload))
         }
-        return SimulatedDay(events: events, truth: truth)
+        return SimulatedDay(index: day, events: events, truth: truth)
     }
 
     /// What the logger shows on `stack` at `time`: each widget's probability (in the stack's
@@ -467,13 +549,15 @@ public struct UserSimulator {
         let hour = time.localHour
         var shown: [Int] = []
         var propensities: [[Double]] = []
-        if variant.recordsScreenOn { emit(Double(second), seg.offset, .screenOn) }
-        if loggerEngine != nil { feed(nanos) }
-        for s in currentStacks {
+        let recordsSession = variant.recordsScreenOn && !inHistory
+        if recordsSession { emit(Double(second), seg.offset, .screenOn) }
+        if loggerEngine != nil && !inHistory { feed(nanos) }
+        // Before the stacks exist nothing is shown: every need is met by opening the app.
+        for s in currentStacks where !inHistory {
             let (pi, k) = logDisplay(stack: s, hour: hour, at: time)
             shown.append(k)
             propensities.append(pi)
-            if variant.recordsScreenOn {
+            if recordsSession {
                 emit(Double(second), seg.offset, .widgetImpression(stack: s.id, widget: catalog[s.widgets[k]].id,
                                                                    propensity: pi[k], policy: loggingPolicyName))
             }
@@ -486,7 +570,9 @@ public struct UserSimulator {
         var engagedStack = -1
         var engagedWidget = -1
         var via = 0  // 0 tap on shown, 1 swipe then tap, 2 launch the app directly
-        if target == catalog.count {
+        if inHistory {
+            if target < catalog.count { engagedWidget = target; via = 2 }
+        } else if target == catalog.count {
             if rng.chance(Self.temptation) && !currentStacks.isEmpty {
                 engagedStack = rng.nextInt(below: currentStacks.count)
                 engagedWidget = currentStacks[engagedStack].widgets[shown[engagedStack]]
@@ -538,7 +624,7 @@ public struct UserSimulator {
 
         // Ground truth per stack.
         let lift = pNone * Self.temptation / Double(max(1, currentStacks.count))
-        if variant.recordsScreenOn {
+        if recordsSession {
             for (k, s) in currentStacks.enumerated() {
                 var distribution: [WidgetProbability] = []
                 var intentList: [WidgetProbability] = []

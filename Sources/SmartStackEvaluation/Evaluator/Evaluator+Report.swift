@@ -48,6 +48,10 @@ struct ReportBuilder {
     /// Impressions per logging policy name, and the order names were first met.
     private var loggers: [String: Int] = [:]
     private var loggerOrder: [String] = []
+    /// With `byDay`: per policy, the tally of each day since the stacks' configuration over the
+    /// users given so far, and the users with a decision each day.
+    private var elapsed: [[DecisionTally]]
+    private var elapsedUsers: [Int] = []
 
     /// A builder for `policyNames`; `impressions` is the number of logged impressions of all
     /// evaluated users to come (the off-policy sample is drawn in one pass); `truth` the truth
@@ -60,6 +64,7 @@ struct ReportBuilder {
         table = ScoredDays(policies: policyNames.count)
         hours = Array(repeating: Array(repeating: DecisionTally(), count: 24), count: policyNames.count)
         byUser = Array(repeating: [], count: policyNames.count)
+        elapsed = Array(repeating: [], count: options.byDay ? policyNames.count : 0)
         offPolicy = OffPolicyIntegration(total: impressions, roundLimit: options.offPolicyRoundLimit, seed: options.seed,
                                          policies: policyNames.count)
     }
@@ -96,6 +101,18 @@ struct ReportBuilder {
             byUser[p].append(UserBreakdown(user: r.user, metrics: MetricValues(days: r.perPolicy[p].days, universe: r.universe)))
         }
         offPolicy.add(stacks: r.stacks, impressions: r.impressions, actions: r.perPolicy.map(\.impressionActions))
+        if options.byDay { addElapsedDays(r) }
+    }
+
+    /// Adds a user's by-day tallies (in user order, so `merge` sums them as `evaluate` does).
+    private mutating func addElapsedDays(_ r: UserReplayResult) {
+        for p in policyNames.indices where p < r.perPolicy.count {
+            for (d, t) in r.perPolicy[p].elapsedDays.enumerated() { elapsed[p][growing: d] += t }
+        }
+        for (d, t) in (r.perPolicy.first?.elapsedDays ?? []).enumerated() where t.decisions > 0 {
+            if d >= elapsedUsers.count { elapsedUsers.append(contentsOf: repeatElement(0, count: d + 1 - elapsedUsers.count)) }
+            elapsedUsers[d] += 1
+        }
     }
 
     /// Offers a day for the timeline chart: kept when it has more decisions with a target than
@@ -158,9 +175,12 @@ struct ReportBuilder {
         let loggingPolicies = loggerOrder.map { LoggingPolicy(name: $0, impressions: loggers[$0] ?? 0) }
             .enumerated().sorted { $0.element.impressions != $1.element.impressions ? $0.element.impressions > $1.element.impressions : $0.offset < $1.offset }
             .map(\.element)
+        let byDay = options.byDay ? LearningCurve(policies: policyNames, tallies: elapsed, users: elapsedUsers,
+                                                  counterfactual: measure == .counterfactual) : nil
         return EvaluationReport(dataset: dataset, options: OptionsSummary(options, reference: referenceName),
                                 policies: reports, timeline: day?.sample, measure: measure, verdict: verdict,
-                                truth: truthSummary, loggingPolicies: loggingPolicies, warnings: warnings(truthSummary))
+                                truth: truthSummary, loggingPolicies: loggingPolicies, warnings: warnings(truthSummary),
+                                byDay: byDay)
     }
 
     /// The truth summary, `nil` without a truth file.

@@ -13,7 +13,7 @@ extension PartialEvaluation {
         Self.write(header, &w)
         w.raw("\n")
         for u in users {
-            Self.write(u, &w)
+            Self.write(u, byDay: header.options.byDay, &w)
             w.raw("\n")
         }
         Self.write(timeline, &w)
@@ -77,6 +77,7 @@ extension PartialEvaluation {
         w.key("off_policy_estimates"); w.bool(h.options.offPolicyEstimates)
         w.key("off_policy_round_limit"); w.int(h.options.offPolicyRoundLimit)
         w.key("reference"); w.optionalString(h.options.reference)
+        if h.options.byDay { w.key("by_day"); w.bool(true) }
         w.raw("}")
         w.key("policies"); w.array(h.policies) { $0.string($1) }
         w.key("policy_files"); w.array(h.policyFiles) { w, file in
@@ -124,6 +125,7 @@ extension PartialEvaluation {
         try s.key("off_policy_estimates"); let ope = try s.bool()
         try s.key("off_policy_round_limit"); let limit = try s.int()
         try s.key("reference"); let reference = try s.optionalString()
+        let byDay = s.takeKey("by_day") ? try s.bool() : false
         try s.expect("}")
         try s.key("policies"); let policies = try s.strings()
         try s.key("policy_files")
@@ -159,7 +161,7 @@ extension PartialEvaluation {
         guard events >= 0, users >= 0, impressions >= 0 else { throw s.failure("a negative count") }
         let options = Options(window: window, mergeRepeats: mergeRepeats, warmupDays: warmup, seed: seed, rotation: rotation,
                               bootstrapResamples: resamples, flickerWindow: flicker, offPolicyEstimates: ope,
-                              offPolicyRoundLimit: limit, reference: reference)
+                              offPolicyRoundLimit: limit, reference: reference, byDay: byDay)
         return Header(name: name, sources: sources, options: options, policies: policies, policyFiles: files,
                       events: events, first: first, last: last, users: users, impressions: impressions, truth: truth)
     }

@@ -3,7 +3,8 @@ import SmartStack
 /// One user's line of a partial file (everything `ReportBuilder.add` reads of a replay result)
 /// and the timeline line.
 extension PartialEvaluation {
-    static func write(_ u: UserReplayResult, _ w: inout PartialWriter) {
+    /// `byDay`: whether the policies' by-day tallies are written (the header's `by_day`).
+    static func write(_ u: UserReplayResult, byDay: Bool, _ w: inout PartialWriter) {
         w.raw("{")
         w.key("user", first: true); w.string(u.user)
         w.key("events"); w.int(u.events)
@@ -36,6 +37,11 @@ extension PartialEvaluation {
                 w.raw("["); writeTally(h, &w); w.raw("]")
             }
             w.key("impression_actions"); w.array(p.impressionActions) { $0.int($1) }
+            if byDay {
+                w.key("by_day"); w.array(p.elapsedDays) { w, t in
+                    w.raw("["); writeTally(t, &w); w.raw("]")
+                }
+            }
             w.raw("}")
         }
         w.raw("}")
@@ -79,7 +85,7 @@ extension PartialEvaluation {
         return t
     }
 
-    static func readUser(_ s: inout PartialScanner, policies: Int) throws(EvaluationError) -> UserReplayResult {
+    static func readUser(_ s: inout PartialScanner, policies: Int, byDay: Bool) throws(EvaluationError) -> UserReplayResult {
         try s.expect("{")
         try s.key("user", first: true)
         var u = UserReplayResult(user: try s.string())
@@ -162,10 +168,19 @@ extension PartialEvaluation {
                 guard let a = Int16(exactly: try s.int()) else { throw s.failure("impression action out of range") }
                 p.impressionActions.append(a)
             }
+            if byDay {
+                try s.key("by_day")
+                try s.array { (s: inout PartialScanner) throws(EvaluationError) in
+                    try s.expect("[")
+                    p.elapsedDays.append(try readTally(&s))
+                    try s.expect("]")
+                }
+            }
             try s.expect("}")
             guard p.days.count == (u.perPolicy.first?.days.count ?? p.days.count), p.byHour.count == 24,
-                  p.impressionActions.count == u.impressions.count else {
-                throw s.failure("a policy's days, hours or impression actions do not match the user's")
+                  p.impressionActions.count == u.impressions.count,
+                  p.elapsedDays.count == (u.perPolicy.first?.elapsedDays.count ?? p.elapsedDays.count) else {
+                throw s.failure("a policy's days, hours, impression actions or by-day tallies do not match the user's")
             }
             u.perPolicy.append(p)
         }

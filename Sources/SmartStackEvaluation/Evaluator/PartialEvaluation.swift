@@ -31,20 +31,22 @@ public struct PartialEvaluation: Sendable {
         var offPolicyEstimates: Bool
         var offPolicyRoundLimit: Int
         var reference: String?
+        /// Whether the user lines carry the by-day tallies of the learning curve.
+        var byDay: Bool
 
         init(_ o: ReplayOptions, reference: String?) {
             window = o.window; mergeRepeats = o.mergeRepeats; warmupDays = o.warmupDays; seed = o.seed
             rotation = o.rotation.description; bootstrapResamples = o.bootstrapResamples
             flickerWindow = o.flickerWindow; offPolicyEstimates = o.offPolicyEstimates
-            offPolicyRoundLimit = o.offPolicyRoundLimit; self.reference = reference
+            offPolicyRoundLimit = o.offPolicyRoundLimit; self.reference = reference; byDay = o.byDay
         }
 
         init(window: Double, mergeRepeats: Bool, warmupDays: Int, seed: UInt64, rotation: String, bootstrapResamples: Int,
-             flickerWindow: Double, offPolicyEstimates: Bool, offPolicyRoundLimit: Int, reference: String?) {
+             flickerWindow: Double, offPolicyEstimates: Bool, offPolicyRoundLimit: Int, reference: String?, byDay: Bool) {
             self.window = window; self.mergeRepeats = mergeRepeats; self.warmupDays = warmupDays; self.seed = seed
             self.rotation = rotation; self.bootstrapResamples = bootstrapResamples; self.flickerWindow = flickerWindow
             self.offPolicyEstimates = offPolicyEstimates; self.offPolicyRoundLimit = offPolicyRoundLimit
-            self.reference = reference
+            self.reference = reference; self.byDay = byDay
         }
 
         /// The replay options they stand for (`threads` for the merge's bootstrap).
@@ -56,6 +58,7 @@ public struct PartialEvaluation: Sendable {
             }
             o.bootstrapResamples = bootstrapResamples; o.flickerWindow = flickerWindow
             o.offPolicyEstimates = offPolicyEstimates; o.offPolicyRoundLimit = offPolicyRoundLimit
+            o.byDay = byDay
             o.threads = threads
             return o
         }
@@ -233,6 +236,7 @@ extension Evaluator {
         if a.offPolicyEstimates != b.offPolicyEstimates { d.append("off-policy estimates \(a.offPolicyEstimates) vs \(b.offPolicyEstimates)") }
         if a.offPolicyRoundLimit != b.offPolicyRoundLimit { d.append("off-policy round limit \(a.offPolicyRoundLimit) vs \(b.offPolicyRoundLimit)") }
         if a.reference != b.reference { d.append("reference \(a.reference ?? "none") vs \(b.reference ?? "none")") }
+        if a.byDay != b.byDay { d.append("by day \(a.byDay ? "on" : "off") vs \(b.byDay ? "on" : "off")") }
         return d.joined(separator: ", ")
     }
 }

@@ -89,7 +89,7 @@ final class PartialReader {
                 break
             }
         }
-        let policies = header.policies.count, file = file, collected = batch
+        let policies = header.policies.count, byDay = header.options.byDay, file = file, collected = batch
         let results = Mutex<[Result<UserReplayResult, EvaluationError>?]>(Array(repeating: nil, count: batch.count))
         let chunks = max(1, min(threads, batch.count))
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
@@ -98,7 +98,7 @@ final class PartialReader {
             for (bytes, line) in collected[lo..<hi] {
                 local.append(bytes.withUnsafeBufferPointer { buffer in
                     var s = PartialScanner(buffer, file: file, line: line)
-                    do throws(EvaluationError) { return .success(try PartialEvaluation.readUser(&s, policies: policies)) } catch {
+                    do throws(EvaluationError) { return .success(try PartialEvaluation.readUser(&s, policies: policies, byDay: byDay)) } catch {
                         return .failure(error)
                     }
                 })

@@ -119,6 +119,20 @@ struct PartialScanner {
         return true
     }
 
+    /// Whether an optional key `,"name":` comes next (consumed if so; nothing is consumed if not).
+    mutating func takeKey(_ name: StaticString) -> Bool {
+        let start = i
+        guard take(",") else { return false }
+        let matches = name.withUTF8Buffer { n in
+            guard peek() == UInt8(ascii: "\""), i + n.count + 1 < bytes.count, bytes[i + n.count + 1] == UInt8(ascii: "\"")
+            else { return false }
+            return memcmp(bytes.baseAddress! + i + 1, n.baseAddress!, n.count) == 0
+        }
+        i += name.utf8CodeUnitCount + 2
+        guard matches, take(":") else { i = start; return false }
+        return true
+    }
+
     /// `"name":`, after a `,` unless it is the object's first key.
     mutating func key(_ name: StaticString, first: Bool = false) throws(EvaluationError) {
         if !first { try expect(",") }

@@ -41,6 +41,10 @@ public struct ReplayOptions: Sendable, Hashable {
     public var offPolicyRoundLimit: Int = 250_000
     /// Worker threads replaying users in parallel (results do not depend on it).
     public var threads: Int = ReplayOptions.availableCores
+    /// Whether every decision, warm-up included, is also tallied by day since its user's stacks
+    /// were first configured (day 1: the 24 hours from that instant), for the report's learning
+    /// curve (`EvaluationReport.byDay`). Default `false`.
+    public var byDay: Bool = false
     /// The largest number of events grouped in memory at once when a dataset is not sorted by
     /// user and has to be spilled to temporary files (a single larger user is kept whole).
     public var spillBudget: Int = 1_000_000

@@ -173,6 +173,8 @@ extension UserReplay {
         var day: Int
         var hour: Int
         var target: [String]?
+        /// The day since the user's stacks were first configured, from 0 (by-day tallies only).
+        var elapsedDay = 0
     }
 
     /// Everything one user's replay keeps between instants. Events are read in place throughout
@@ -186,6 +188,10 @@ extension UserReplay {
         let closed: ClosedDecision?
         let hasScreenOn: Bool
         let warmupEnd: Int64
+        /// Whether decisions are tallied by day since `configuredAt`, the instant of the user's
+        /// first `stack_config`.
+        let byDay: Bool
+        let configuredAt: Int64
         let windowNs: Int64
         let flickerNs: Int64
         var result: UserReplayResult
@@ -217,6 +223,8 @@ extension UserReplay {
             hasScreenOn = events.contains { $0.payload.isScreenOn }
             self.result.rule = hasScreenOn ? .screenOn : .engagement
             warmupEnd = events[0].time.nanosecondsSinceEpoch + Int64(options.warmupDays) * 86_400_000_000_000
+            byDay = options.byDay
+            configuredAt = byDay ? (events.first { $0.payload.isStackConfig }?.time.nanosecondsSinceEpoch ?? 0) : 0
             windowNs = Int64((options.window * 1e9).rounded())
             flickerNs = Int64((options.flickerWindow * 1e9).rounded())
             tracks = Array(repeating: [], count: policies.count)
@@ -251,11 +259,13 @@ extension UserReplay {
             let scored = ns >= warmupEnd
             let hour = time.localHour
             let day = scored ? scoredDay(of: time, hour: hour) : 0
+            // Decisions come after the first stack_config, so this is never negative.
+            let elapsed = byDay ? Int((ns - configuredAt) / 86_400_000_000_000) : 0
             for slot in book.stacks.indices {  // by index: a copy of each stack would retain its arrays
                 if open.count <= slot { open.append(contentsOf: repeatElement(nil, count: slot + 1 - open.count)) }
                 close(slot: slot)
                 guard !book.stacks[slot].widgets.isEmpty else { continue }
-                open[slot] = OpenDecision(nanoseconds: ns, scored: scored, day: day, hour: hour, target: nil)
+                open[slot] = OpenDecision(nanoseconds: ns, scored: scored, day: day, hour: hour, target: nil, elapsedDay: elapsed)
                 for p in policies.indices {
                     if let top = try decide(policy: p, slot: slot, at: time) {
                         show(top, policy: p, slot: slot, at: ns, scored: scored, day: day, hour: hour)
@@ -263,7 +273,9 @@ extension UserReplay {
                         tracks[p][slot].shows = false
                     }
                 }
-                if scored, truth != nil { tallyCounterfactual(slot: slot, at: ns, day: day, hour: hour) }
+                if truth != nil, scored || byDay {
+                    tallyCounterfactual(slot: slot, at: ns, day: day, hour: hour, scored: scored, elapsedDay: elapsed)
+                }
             }
         }
 
@@ -271,32 +283,38 @@ extension UserReplay {
         /// truth line at that instant or, for a user without `screen_on` (decisions at
         /// engagements), the line of the session the engagement belongs to (the latest within
         /// the attribution window before it). A decision without a line, or whose line names a
-        /// widget the stack does not hold, is left out and counted.
-        private mutating func tallyCounterfactual(slot: Int, at ns: Int64, day: Int, hour: Int) {
+        /// widget the stack does not hold, is left out and counted (when scored). A decision in
+        /// the warm-up (`scored` false) goes to the by-day tallies only.
+        private mutating func tallyCounterfactual(slot: Int, at ns: Int64, day: Int, hour: Int, scored: Bool, elapsedDay: Int) {
             guard let truth else { return }
             let stack = book.stacks[slot]
             let earliest = hasScreenOn ? ns : ns - windowNs
             guard let (entry, line) = truth.entry(stack: stack.id, atOrBefore: ns, notBefore: earliest) else {
-                result.truthMatches.missing += 1
+                if scored { result.truthMatches.missing += 1 }
                 return
             }
             let values = entry.intent ?? entry.distribution
             for named in entry.distribution where !stack.widgets.contains(where: { $0.id == named.widget }) {
+                guard scored else { return }
                 result.truthMatches.unknownWidget += 1
                 if result.truthMatches.firstUnknownWidget == nil {
                     result.truthMatches.firstUnknownWidget = "\(truth.source):\(line): widget '\(named.widget)' is not in stack '\(stack.id)' of user '\(user)' at that instant"
                 }
                 return
             }
-            if entry.time.nanosecondsSinceEpoch == ns { result.truthMatches.atInstant += 1 } else { result.truthMatches.earlier += 1 }
-            if entry.intent != nil { result.truthMatches.withIntent += 1 }
+            if scored {
+                if entry.time.nanosecondsSinceEpoch == ns { result.truthMatches.atInstant += 1 } else { result.truthMatches.earlier += 1 }
+                if entry.intent != nil { result.truthMatches.withIntent += 1 }
+            }
             func value(_ widget: String) -> Double { values.first { $0.widget == widget }?.probability ?? 0 }
             var ceiling = 0.0
             for w in stack.widgets where isEligible(w.id, at: ns) { ceiling = max(ceiling, value(w.id)) }
             let lift = entry.intent != nil ? (entry.lift ?? 0) : 0
             for p in policies.indices {
                 let top = tracks[p][slot].shows ? tracks[p][slot].top : nil
-                result.perPolicy[p].addCounterfactual(value: top.map(value) ?? 0, ceiling: ceiling, lift: lift, day: day, hour: hour)
+                let v = top.map(value) ?? 0
+                if scored { result.perPolicy[p].addCounterfactual(value: v, ceiling: ceiling, lift: lift, day: day, hour: hour) }
+                if byDay { result.perPolicy[p].elapsedDays[growing: elapsedDay].addCounterfactual(value: v, ceiling: ceiling, lift: lift) }
             }
         }
 
@@ -347,11 +365,12 @@ extension UserReplay {
             guard let d = open[slot] else { return }
             open[slot] = nil
             closed?(book.stacks[slot].id, d.nanoseconds, d.scored, d.target)
-            guard d.scored else { return }
-            if d.target != nil { result.dayTargets[d.day] += 1 }
+            guard d.scored || byDay else { return }
+            if d.scored, d.target != nil { result.dayTargets[d.day] += 1 }
             for p in policies.indices {
                 let rank = d.target.map { UserReplay.rank(of: $0, in: tracks[p][slot].order) }
-                result.perPolicy[p].addDecision(targetRank: rank, day: d.day, hour: d.hour)
+                if d.scored { result.perPolicy[p].addDecision(targetRank: rank, day: d.day, hour: d.hour) }
+                if byDay { result.perPolicy[p].elapsedDays[growing: d.elapsedDay].addDecision(targetRank: rank) }
             }
         }
 

@@ -59,6 +59,21 @@ struct PolicyUserTallies: Sendable {
     /// Per logged impression of the user (`UserReplayResult.impressions`), the index of this
     /// policy's top among its candidates, or -1 when it had none there.
     var impressionActions: [Int16] = []
+    /// Per day since the user's stacks were first configured (index 0: day 1: the 24 hours from
+    /// that instant), the tally of every decision, warm-up included: decisions, targets, hits
+    /// and the counterfactual sums (only with `ReplayOptions.byDay`).
+    var elapsedDays: [DecisionTally] = []
+}
+
+extension [DecisionTally] {
+    /// The tally of index `k`, the array grown with empty tallies to hold it.
+    subscript(growing k: Int) -> DecisionTally {
+        get { k < count ? self[k] : DecisionTally() }
+        set {
+            if k >= count { append(contentsOf: repeatElement(DecisionTally(), count: k + 1 - count)) }
+            self[k] = newValue
+        }
+    }
 }
 
 /// Everything the replay of one user produced.

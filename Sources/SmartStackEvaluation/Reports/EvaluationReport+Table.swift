@@ -159,6 +159,14 @@ extension EvaluationReport {
             }
             out += Self.aligned(prow)
         }
+        if let curve = byDay {
+            let table = LearningCurveTable(curve)
+            out += "\nBy day since the stacks were configured (\(curve.isCounterfactual ? "counterfactual engagement" : "hit@1"); † fewer than \(curve.minimumDecisions) decisions):\n"
+            var rows = [["day"] + table.titles]
+            for row in table.rows { rows.append([row.label + (row.isThin ? "†" : "")] + row.cells) }
+            if let reach = table.reach { rows.append([reach.label] + reach.cells) }
+            out += Self.aligned(rows)
+        }
         return out
     }
 

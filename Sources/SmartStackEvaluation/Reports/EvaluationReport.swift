@@ -32,11 +32,15 @@ public struct EvaluationReport: Sendable, Hashable, Codable {
     public var warnings: [String]
     /// Which SmartStack made the report, how and when (set by the command line).
     public var provenance: ReportProvenance?
+    /// Each policy's figures per day since the people's stacks were configured, when asked for
+    /// (`evaluate --by-day`).
+    public var byDay: LearningCurve?
 
     /// Creates a report.
     public init(dataset: DatasetSummary, options: OptionsSummary, policies: [PolicyReport], timeline: TimelineSample?,
                 measure: EvaluationMeasure = .logged, verdict: Verdict? = nil, truth: TruthSummary? = nil,
-                loggingPolicies: [LoggingPolicy] = [], warnings: [String] = [], provenance: ReportProvenance? = nil) {
+                loggingPolicies: [LoggingPolicy] = [], warnings: [String] = [], provenance: ReportProvenance? = nil,
+                byDay: LearningCurve? = nil) {
         self.dataset = dataset
         self.options = options
         self.policies = policies
@@ -47,11 +51,13 @@ public struct EvaluationReport: Sendable, Hashable, Codable {
         self.loggingPolicies = loggingPolicies
         self.warnings = warnings
         self.provenance = provenance
+        self.byDay = byDay
     }
 
     enum CodingKeys: String, CodingKey {
         case dataset, options, policies, timeline, measure, verdict, truth, warnings, provenance
         case loggingPolicies = "logging_policies"
+        case byDay = "by_day"
     }
 
     /// Encodes every key, absent parts as `null`.
@@ -67,6 +73,7 @@ public struct EvaluationReport: Sendable, Hashable, Codable {
         try c.encode(loggingPolicies, forKey: .loggingPolicies)
         try c.encode(warnings, forKey: .warnings)
         try c.encode(provenance, forKey: .provenance)
+        try c.encode(byDay, forKey: .byDay)
     }
 
     /// Decodes what ``encode(to:)`` writes (reports of earlier versions, without the measure,
@@ -83,6 +90,7 @@ public struct EvaluationReport: Sendable, Hashable, Codable {
         loggingPolicies = try c.decodeIfPresent([LoggingPolicy].self, forKey: .loggingPolicies) ?? []
         warnings = try c.decodeIfPresent([String].self, forKey: .warnings) ?? []
         provenance = try c.decodeIfPresent(ReportProvenance.self, forKey: .provenance)
+        byDay = try c.decodeIfPresent(LearningCurve.self, forKey: .byDay)
     }
 }
 

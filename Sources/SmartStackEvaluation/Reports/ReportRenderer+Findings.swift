@@ -35,6 +35,8 @@ struct ReportFindings {
     let oracleSentence: [ReportRun]?
     /// What the off-policy estimates say, when the log has propensities.
     let offPolicySentences: [[ReportRun]]
+    /// When each policy reaches the threshold × the ceiling (`evaluate --by-day` with a truth file).
+    let learningCurveSentence: [ReportRun]?
 
     /// Two values closer than this print the same with three decimals: a tie.
     static let tieTolerance = 0.0005
@@ -57,11 +59,37 @@ struct ReportFindings {
         tradeOffSentences = Self.tradeOff(report, candidates: candidates, best: best)
         oracleSentence = Self.ceilingSentence(report, oracle: oracle, best: best)
         offPolicySentences = Self.offPolicySentences(report)
+        learningCurveSentence = Self.learningCurveSentence(report)
     }
 
     /// All findings in reading order.
     var sentences: [[ReportRun]] {
         [measureSentence, winnerSentence] + (oracleSentence.map { [$0] } ?? []) + tradeOffSentences + offPolicySentences
+            + (learningCurveSentence.map { [$0] } ?? [])
+    }
+
+    /// "By day since the stacks were configured, contextual reaches 0.85 × the ceiling on day 3
+    /// and stays there; mfu on day 9; mru never (over 28 days)." The oracle left out.
+    private static func learningCurveSentence(_ report: EvaluationReport) -> [ReportRun]? {
+        guard let curve = report.byDay, let threshold = curve.threshold else { return nil }
+        let policies = curve.policies.filter { !isOracle($0.name) }
+        guard !policies.isEmpty else { return nil }
+        // Soonest first; those that never do last, in report order.
+        let ordered = policies.enumerated().sorted {
+            ($0.element.reachesDay ?? Int.max, $0.offset) < ($1.element.reachesDay ?? Int.max, $1.offset)
+        }.map(\.element)
+        var runs: [ReportRun] = [.plain("By day since the stacks were configured (every decision, warm-up included), ")]
+        for (k, p) in ordered.enumerated() {
+            if k > 0 { runs.append(.plain("; ")) }
+            runs.append(.strong(p.name))
+            if let day = p.reachesDay {
+                runs.append(.plain(k == 0 ? " reaches \(String(format: "%g", threshold)) × the ceiling on day \(day) and stays there" : " on day \(day)"))
+            } else {
+                runs.append(.plain(k == 0 ? " never stays at \(String(format: "%g", threshold)) × the ceiling" : " never"))
+            }
+        }
+        runs.append(.plain(" (over \(curve.days.count) day\(curve.days.count == 1 ? "" : "s"); days with fewer than \(curve.minimumDecisions) decisions with a truth line not counted)."))
+        return runs
     }
 
     // MARK: - Formatting

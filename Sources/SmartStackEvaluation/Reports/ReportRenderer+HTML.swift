@@ -71,6 +71,33 @@ extension ReportRenderer {
             out += "</tbody>\n</table></div>\n</section>\n"
         }
 
+        if let curve = report.byDay {
+            out += "<section aria-labelledby=\"by-day\">\n<h2 id=\"by-day\">Learning curve by day since the stacks were configured</h2>\n"
+            let table = LearningCurveTable(curve)
+            out += "<p>\(escapeHTML(table.legend))</p>\n"
+            if let chart = SVGCharts.learningCurve(report) {
+                let measured = curve.isCounterfactual ? "Counterfactual engagement" : report.hitAt1Title.prefix(1).uppercased() + report.hitAt1Title.dropFirst()
+                var caption = "\(measured) of each day's decisions, one line per policy"
+                if curve.isCounterfactual, let threshold = curve.threshold {
+                    caption += "; the ceiling dashed black, \(String(format: "%g", threshold)) × the ceiling dashed grey, a ring where a policy reaches it for good"
+                }
+                caption += ". Days with fewer than \(curve.minimumDecisions) decisions are shaded and not plotted."
+                out += figure(chart, caption: caption)
+            }
+            out += "<div class=\"table-wrap\"><table class=\"compact\">\n<thead><tr><th scope=\"col\">day</th>"
+            out += table.titles.map { "<th scope=\"col\">\(escapeHTML($0))</th>" }.joined() + "</tr></thead>\n<tbody>\n"
+            for row in table.rows {
+                out += row.isThin ? "<tr class=\"thin\">" : "<tr>"
+                out += "<th scope=\"row\">\(escapeHTML(row.label))\(row.isThin ? "†" : "")</th>"
+                out += row.cells.map { "<td>\(escapeHTML($0))</td>" }.joined() + "</tr>\n"
+            }
+            if let reach = table.reach {
+                out += "<tr class=\"reach\"><th scope=\"row\">\(escapeHTML(reach.label))</th>"
+                out += reach.cells.map { "<td>\(escapeHTML($0))</td>" }.joined() + "</tr>\n"
+            }
+            out += "</tbody>\n</table></div>\n</section>\n"
+        }
+
         if let ope = OffPolicyTable(report) {
             let truthColumn = report.measure == .counterfactual && report.truth?.displayLift != nil
             out += "<section aria-labelledby=\"ope\">\n<h2 id=\"ope\">Off-policy estimates from logged impressions</h2>\n"
@@ -218,6 +245,8 @@ extension ReportRenderer {
     table.compact{font-size:.85em}
     table.compact th,table.compact td{padding:3px 5px}
     tr.oracle{font-style:italic;color:#4a5260}
+    tr.thin{color:#8a919b}
+    tr.reach{font-weight:600;border-top:2px solid #aab1bb}
     .badge{display:inline-block;font-size:.75em;font-style:normal;padding:0 .5em;border-radius:.8em;background:#dde3ea;color:#2b3038;margin-left:.3em}
     tr.winner .badge{background:#2e7d32;color:#fff}
     .swatch{display:inline-block;width:.8em;height:.8em;border-radius:2px;margin-right:.45em;vertical-align:-.05em}

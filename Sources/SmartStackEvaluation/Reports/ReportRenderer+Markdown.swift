@@ -47,6 +47,11 @@ extension ReportRenderer {
             }
         }
 
+        if let curve = report.byDay {
+            out += "\n## Learning curve by day since the stacks were configured\n\n"
+            out += markdownLearningCurve(curve)
+        }
+
         if let ope = OffPolicyTable(report) {
             let truthColumn = report.measure == .counterfactual && report.truth?.displayLift != nil
             out += "\n## Off-policy estimates from logged impressions\n\n"
@@ -83,6 +88,21 @@ extension ReportRenderer {
             for (label, value) in provenance { out += "- \(label): \(escapeMarkdown(value))\n" }
         }
         out += "\nCharts (intervals, \(escapeMarkdownProse(report.hourMetric == .counterfactualEngagement ? "counterfactual engagement" : "hit@1")) by hour, the headline against rotations, one day's rotation timeline): open `report.html` in a browser. What each figure means: `\(glossary)` in the SmartStack repository.\n"
+        return out
+    }
+
+    /// The learning curve's legend and table: a row per day (then per week), the reach row last.
+    static func markdownLearningCurve(_ curve: LearningCurve) -> String {
+        let table = LearningCurveTable(curve)
+        var out = escapeMarkdownProse(table.legend) + "\n\n"
+        out += "| day | " + table.titles.map(escapeMarkdown).joined(separator: " | ") + " |\n"
+        out += "|---:|" + table.titles.map { _ in "---:" }.joined(separator: "|") + "|\n"
+        for row in table.rows {
+            out += "| \(row.label)\(row.isThin ? "†" : "") | " + row.cells.joined(separator: " | ") + " |\n"
+        }
+        if let reach = table.reach {
+            out += "| \(escapeMarkdownProse(reach.label)) | " + reach.cells.map { $0.isEmpty ? "" : "**\($0)**" }.joined(separator: " | ") + " |\n"
+        }
         return out
     }
 
