@@ -1,0 +1,87 @@
+/// What the model's distributions smooth toward where the person has little evidence: their own
+/// configured order and overall usage (`OwnTargets`), or, with a host's population prior, the
+/// population's terms (`PopulationTargets`, computed by `populationTerms`).
+///
+/// With a prior, for the widgets `w` of the stack scored at a local hour, kind of day and kind of
+/// place (the visit's label when the person is more likely than not still there):
+/// - `p0(w) = (usage(w) + u(w) + m · π(w)) / (U + 1 + m)`: the person's decayed usage, the
+///   configured order's one pseudo-engagement `u` and `m` (the policy's `population`)
+///   pseudo-engagements spread by the population's rates `π` (normalised over the stack; a widget
+///   the prior does not name gets the stack's mean rate);
+/// - the time of day smooths toward `λ · g(w) + (1 − λ) · p0(w)` instead of `p0(w)`, where
+///   `g(w) ∝ p0(w) · L(w)`, `L` the population's lift of `w` in this cell (1 for a widget it does
+///   not name), and `λ = m / (m + T)`, `T` the person's own engagements of the stack around this
+///   time of day (kernel-weighted, decayed): with none, the `time` signal is the population's
+///   `log(L(w) / Σ p0·L)`; after `m` of their own around this time, half of it; then less.
+/// Every other signal smooths toward `p0` as before.
+protocol SmoothingTargets {
+    /// `p0` of row `i`, given the one from the person's own usage and order.
+    func p0(row i: Int, own: Double) -> Double
+    /// What the time of day of row `i` smooths toward, given its `p0`.
+    func timeOfDay(row i: Int, p0: Double) -> Double
+}
+
+/// The person's own order and usage: the model without a population prior.
+struct OwnTargets: SmoothingTargets {
+    @inline(__always) func p0(row i: Int, own: Double) -> Double { own }
+    @inline(__always) func timeOfDay(row i: Int, p0: Double) -> Double { p0 }
+}
+
+/// A population prior's terms, `p0` and the time-of-day target of row `i` at `2i` and `2i + 1`.
+struct PopulationTargets: SmoothingTargets {
+    let terms: UnsafePointer<Double>
+    @inline(__always) func p0(row i: Int, own: Double) -> Double { terms[2 * i] }
+    @inline(__always) func timeOfDay(row i: Int, p0: Double) -> Double { terms[2 * i + 1] }
+}
+
+extension ContextualModel {
+    /// The visit's kind of place counts only when the person is more likely than not still there.
+    static let placeKindConfidence = 0.5
+
+    /// Computes the population's terms of `widgets` into `lookup` (see `SmoothingTargets`), from
+    /// the raw evidence and its totals; `false`, and nothing to smooth toward, when the prior
+    /// names none of the widgets.
+    /// - Complexity: O(widgets), plus a dictionary look-up per widget the first time it is seen.
+    static func populationTerms(
+        _ fs: FeatureState, _ lookup: PopulationLookup, widgets: UnsafeBufferPointer<Int32>, at time: EventTime,
+        context c: Context, raw: ScratchRows<Evidence>, totals: Totals
+    ) -> Bool {
+        let n = widgets.count
+        lookup.prepare(widgets: n)
+        let prior = lookup.prior
+        var known = 0
+        var rateSum = 0.0
+        for i in 0..<n {
+            let r = lookup.row(Int(widgets[i]), fs)
+            lookup.rowOf[i] = r
+            if r >= 0 { known += 1; rateSum += prior.rates[Int(r)] }
+        }
+        guard known > 0 else { return false }
+        let kind = c.place >= 0 && c.placeConfidence >= placeKindConfidence ? lookup.kind(ofPlace: c.place, fs) : -1
+        lookup.placeKind = kind
+        let mean = rateSum / Double(known)
+        let total = rateSum + mean * Double(n - known)
+        let weekend = time.isWeekend, hour = time.localHour
+        let m = lookup.weight
+        var targetSum = 0.0
+        for i in 0..<n {
+            let r = Int(lookup.rowOf[i])
+            let share = total > 0 ? (r >= 0 ? prior.rates[r] : mean) / total : 1 / Double(n)
+            let lift = r >= 0 ? prior.lifts[prior.liftIndex(row: r, weekend: weekend, placeKind: kind, hour: hour)] : 1
+            let u = raw[i, .order] / totals.u
+            let p0 = (raw[i, .usage] + orderPriorWeight * u + m * share) / (totals.c0 + orderPriorWeight + m)
+            lookup.shares[i] = share
+            lookup.liftOf[i] = lift
+            lookup.terms[2 * i] = p0
+            lookup.terms[2 * i + 1] = p0 * lift
+            targetSum += p0 * lift
+        }
+        // The population's share of the time-of-day target fades with the person's own evidence
+        // around this time.
+        let lambda = m / (m + totals.all)
+        for i in 0..<n {
+            lookup.terms[2 * i + 1] = lambda * lookup.terms[2 * i + 1] / targetSum + (1 - lambda) * lookup.terms[2 * i]
+        }
+        return true
+    }
+}
