@@ -21,6 +21,30 @@ protocol SmoothingTargets {
     func timeOfDay(row i: Int, p0: Double) -> Double
 }
 
+/// Where the population's terms come from: nowhere (`NoPopulation`), or a person's reading of a
+/// prior (`PopulationLookup`).
+protocol PopulationSource {
+    /// Computes the terms of `widgets` (`2i`: `p0`, `2i + 1`: the time-of-day target), `nil` when
+    /// there are none; the pointer is valid until the next call.
+    func terms(_ fs: FeatureState, widgets: UnsafeBufferPointer<Int32>, at time: EventTime, context: ContextualModel.Context,
+               raw: ScratchRows<ContextualModel.Evidence>, totals: ContextualModel.Totals) -> UnsafePointer<Double>?
+}
+
+/// No population prior: the model as it is without one.
+struct NoPopulation: PopulationSource {
+    @inline(__always)
+    func terms(_ fs: FeatureState, widgets: UnsafeBufferPointer<Int32>, at time: EventTime, context: ContextualModel.Context,
+               raw: ScratchRows<ContextualModel.Evidence>, totals: ContextualModel.Totals) -> UnsafePointer<Double>? { nil }
+}
+
+extension PopulationLookup: PopulationSource {
+    func terms(_ fs: FeatureState, widgets: UnsafeBufferPointer<Int32>, at time: EventTime, context: ContextualModel.Context,
+               raw: ScratchRows<ContextualModel.Evidence>, totals: ContextualModel.Totals) -> UnsafePointer<Double>? {
+        ContextualModel.populationTerms(fs, self, widgets: widgets, at: time, context: context, raw: raw, totals: totals)
+            ? UnsafePointer(termsBuffer) : nil
+    }
+}
+
 /// The person's own order and usage: the model without a population prior.
 struct OwnTargets: SmoothingTargets {
     @inline(__always) func p0(row i: Int, own: Double) -> Double { own }
@@ -72,15 +96,15 @@ extension ContextualModel {
             let p0 = (raw[i, .usage] + orderPriorWeight * u + m * share) / (totals.c0 + orderPriorWeight + m)
             lookup.shares[i] = share
             lookup.liftOf[i] = lift
-            lookup.terms[2 * i] = p0
-            lookup.terms[2 * i + 1] = p0 * lift
+            lookup.termsBuffer[2 * i] = p0
+            lookup.termsBuffer[2 * i + 1] = p0 * lift
             targetSum += p0 * lift
         }
         // The population's share of the time-of-day target fades with the person's own evidence
         // around this time.
         let lambda = m / (m + totals.all)
         for i in 0..<n {
-            lookup.terms[2 * i + 1] = lambda * lookup.terms[2 * i + 1] / targetSum + (1 - lambda) * lookup.terms[2 * i]
+            lookup.termsBuffer[2 * i + 1] = lambda * lookup.termsBuffer[2 * i + 1] / targetSum + (1 - lambda) * lookup.termsBuffer[2 * i]
         }
         return true
     }

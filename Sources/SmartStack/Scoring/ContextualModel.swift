@@ -113,10 +113,25 @@ enum ContextualModel {
     /// `records` counts the events `fs` has recorded: the moment's context (the same for every
     /// stack) is computed once per instant and count, and kept in `scratch`.
     /// `population`, when given, is the person's reading of a host's population prior: `p0` and
-    /// the time of day then smooth toward it (`ContextualModel+Population.swift`).
+    /// the time of day then smooth toward it (`ContextualModel+Population.swift`). Each case runs
+    /// its own specialization of the same code: without a prior, none of the prior's.
+    @inline(__always)
     static func features(
         _ fs: FeatureState, widgets: [Int32], at time: EventTime, records: UInt64, prior: Double, sequencePrior: Double,
         population: PopulationLookup? = nil, scratch: inout ScoringScratch
+    ) {
+        if let population {
+            features(fs, widgets: widgets, at: time, records: records, prior: prior, sequencePrior: sequencePrior,
+                     source: population, scratch: &scratch)
+        } else {
+            features(fs, widgets: widgets, at: time, records: records, prior: prior, sequencePrior: sequencePrior,
+                     source: NoPopulation(), scratch: &scratch)
+        }
+    }
+
+    private static func features<Source: PopulationSource>(
+        _ fs: FeatureState, widgets: [Int32], at time: EventTime, records: UInt64, prior: Double, sequencePrior: Double,
+        source: Source, scratch: inout ScoringScratch
     ) {
         let n = widgets.count
         scratch.prepare(widgets: n)
@@ -130,12 +145,10 @@ enum ContextualModel {
         scratch.withRawAndFeatures { raw, x in
             widgets.withUnsafeBufferPointer { widgets in
                 let totals = evidence(fs, widgets: widgets, at: time, context: context, long: fL, recent: fR, into: raw)
-                if let population, populationTerms(fs, population, widgets: widgets, at: time, context: context, raw: raw, totals: totals) {
-                    population.terms.withUnsafeBufferPointer { terms in
-                        logRatios(fs, widgets: widgets, at: ts, prior: prior, sequencePrior: sequencePrior, totals: totals,
-                                  placeConfidence: context.placeConfidence, hasApp: context.app >= 0,
-                                  targets: PopulationTargets(terms: terms.baseAddress!), raw: raw, into: x)
-                    }
+                if let terms = source.terms(fs, widgets: widgets, at: time, context: context, raw: raw, totals: totals) {
+                    logRatios(fs, widgets: widgets, at: ts, prior: prior, sequencePrior: sequencePrior, totals: totals,
+                              placeConfidence: context.placeConfidence, hasApp: context.app >= 0,
+                              targets: PopulationTargets(terms: terms), raw: raw, into: x)
                 } else {
                     logRatios(fs, widgets: widgets, at: ts, prior: prior, sequencePrior: sequencePrior, totals: totals,
                               placeConfidence: context.placeConfidence, hasApp: context.app >= 0, targets: OwnTargets(),

@@ -17,9 +17,11 @@ final class PopulationLookup {
     @exclusivity(unchecked) private var kinds: [Int32] = []
     private static let unresolved: Int32 = -2
 
-    /// Per widget of the stack scored last: `p0` and the time-of-day target (`2i`, `2i + 1`),
-    /// then each widget's row (`rowOf`), its rate share and lift.
-    @exclusivity(unchecked) var terms: [Double] = []
+    /// Per widget of the stack scored last: `p0` and the time-of-day target (`2i`, `2i + 1`) in a
+    /// buffer of its own (the model reads it through a pointer), then each widget's row
+    /// (`rowOf`), its rate share and lift.
+    private(set) var termsBuffer = UnsafeMutablePointer<Double>.allocate(capacity: 0)
+    private var termsCapacity = 0
     @exclusivity(unchecked) var rowOf: [Int32] = []
     @exclusivity(unchecked) var shares: [Double] = []
     @exclusivity(unchecked) var liftOf: [Double] = []
@@ -30,6 +32,8 @@ final class PopulationLookup {
         self.prior = prior
         self.weight = weight
     }
+
+    deinit { termsBuffer.deallocate() }
 
     /// The prior's row for widget `w` of `fs`, -1 when it names neither the widget nor its app.
     @inline(__always) func row(_ w: Int, _ fs: FeatureState) -> Int32 {
@@ -58,8 +62,13 @@ final class PopulationLookup {
 
     /// Grows the per-widget buffers to `n` widgets.
     func prepare(widgets n: Int) {
+        if termsCapacity < 2 * n {
+            termsBuffer.deallocate()
+            termsBuffer = .allocate(capacity: 2 * n)
+            termsBuffer.initialize(repeating: 0, count: 2 * n)
+            termsCapacity = 2 * n
+        }
         if rowOf.count < n {
-            terms = [Double](repeating: 0, count: 2 * n)
             rowOf = [Int32](repeating: -1, count: n)
             shares = [Double](repeating: 0, count: n)
             liftOf = [Double](repeating: 1, count: n)

@@ -1,4 +1,11 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 // Reading and writing a population prior's file (`Datasets/PRIOR-FORMAT.md`): a header line, one
 // line per widget and per app, a trailer that says how many there were (a file cut short is
@@ -16,20 +23,44 @@ extension PopulationPrior {
     ///   short, comes from a newer version, or holds a negative, non-finite or out-of-range value.
     /// - Complexity: O(size of the file).
     public init(contentsOfFile path: String) throws(EngineError) {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            let exists = FileManager.default.fileExists(atPath: path)
-            throw EngineError(.invalidPrior, "cannot read the prior file '\(path)': \(exists ? "permission denied" : "no such file")")
+        try self.init(parsing: try Self.contents(of: path), name: path)
+    }
+
+    /// The bytes of the file at `path`, read with `read(2)` (a host reads its prior at start, and
+    /// Foundation's file classes cost more to set up than a prior costs to read); its size is
+    /// checked before reading, and the reading stops one byte past the limit.
+    private static func contents(of path: String) throws(EngineError) -> [UInt8] {
+        func failure(_ code: Int32) -> EngineError {
+            let reason = code == ENOENT ? "no such file" : code == EACCES ? "permission denied" : String(cString: strerror(code))
+            return EngineError(.invalidPrior, "cannot read the prior file '\(path)': \(reason)")
         }
-        defer { try? handle.close() }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        if size > Self.maximumFileBytes { throw Self.tooLarge(path, size) }
-        // Read at most one byte past the limit: a file that grew since is refused all the same.
-        let data: Data
-        do { data = try handle.read(upToCount: Self.maximumFileBytes + 1) ?? Data() } catch {
-            throw EngineError(.invalidPrior, "cannot read the prior file '\(path)': \(error.localizedDescription)")
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure(errno) }
+        defer { _ = close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw failure(errno) }
+        if (status.st_mode & S_IFMT) == S_IFDIR {
+            throw EngineError(.invalidPrior, "cannot read the prior file '\(path)': it is a directory")
         }
-        if data.count > Self.maximumFileBytes { throw Self.tooLarge(path, data.count) }
-        try self.init(parsing: [UInt8](data), name: path)
+        if Int(status.st_size) > maximumFileBytes { throw tooLarge(path, Int(status.st_size)) }
+        var bytes = [UInt8](repeating: 0, count: max(Int(status.st_size), 0) + 1)
+        var count = 0
+        while true {
+            if count == bytes.count {
+                if count > maximumFileBytes { throw tooLarge(path, count) }
+                bytes.append(contentsOf: repeatElement(0, count: min(count, maximumFileBytes + 1 - count) + 1))
+            }
+            let n = bytes.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + count, $0.count - count) }
+            if n == 0 { break }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw failure(errno)
+            }
+            count += n
+        }
+        if count > maximumFileBytes { throw tooLarge(path, count) }
+        bytes.removeLast(bytes.count - count)
+        return bytes
     }
 
     private static func tooLarge(_ path: String, _ size: Int) -> EngineError {
