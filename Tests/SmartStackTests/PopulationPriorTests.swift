@@ -24,8 +24,10 @@ enum PriorFixture {
     }
 
     /// People use `weather` fifty times more than the average engagement between 08:00 and 09:00
-    /// on weekdays.
-    static func morningWeather() throws -> PopulationPrior { try prior([entry("weather", weekday: [8: 50])]) }
+    /// on weekdays, `calendar` as much at every hour, both as often overall.
+    static func morningWeather() throws -> PopulationPrior {
+        try prior([entry("weather", weekday: [8: 50]), entry("calendar", weekday: [8: 1])])
+    }
 
     /// A person with stack home = calendar, weather, music configured on Monday at midnight.
     static func home() -> Script {
@@ -63,22 +65,23 @@ enum PriorFixture {
     @Test func thePersonsOwnEvidenceTakesOverAfterAHandfulOfEngagements() throws {
         let prior = try PriorFixture.morningWeather()
         var script = PriorFixture.home()
-        var pullOnMusic: [Double] = []
+        var pullOnCalendar: [Double] = []
         var tops: [String?] = []
         for day in 0..<6 {
             let ranking = try PriorFixture.engine(script, prior: prior).ranking(stack: "home", at: Script.time(day: day, 8, 5))
             tops.append(ranking.top)
-            let music = try #require(ranking.widget("music"))
-            pullOnMusic.append(music.reasons.first { $0.text.hasPrefix("people like you") }?.contribution ?? 0)
-            script.launch("music", Script.time(day: day, 8, 10))   // this person plays music at 08:10
+            let calendar = try #require(ranking.widget("calendar"))
+            pullOnCalendar.append(calendar.reasons.first { $0.text.hasPrefix("people like you") }?.contribution ?? 0)
+            script.launch("calendar", Script.time(day: day, 8, 10))   // this person opens the calendar at 08:10
         }
-        // The prior decides the first morning; two mornings of music outweigh it.
-        #expect(tops == ["weather", "weather", "music", "music", "music", "music"])
-        // The prior holds music back less with every morning of the person's own (the population
-        // rarely uses it then): its pull fades.
-        #expect(pullOnMusic.allSatisfy { $0 <= 0 })
-        #expect(zip(pullOnMusic, pullOnMusic.dropFirst()).allSatisfy { abs($0) > abs($1) })
-        #expect(abs(pullOnMusic.last!) < abs(pullOnMusic.first!) / 2)
+        // The prior decides the first morning; the person's own mornings outweigh it.
+        #expect(tops.first == "weather")
+        #expect(tops.dropFirst(2).allSatisfy { $0 == "calendar" })
+        // The prior holds the calendar back less with every morning of the person's own (the
+        // population uses weather then): its pull fades.
+        #expect(pullOnCalendar.allSatisfy { $0 <= 0 })
+        #expect(zip(pullOnCalendar, pullOnCalendar.dropFirst()).allSatisfy { abs($0) > abs($1) || $1 == 0 })
+        #expect(abs(pullOnCalendar.last!) < abs(pullOnCalendar.first!) / 2)
     }
 
     @Test func thePersonsOwnMajorityAroundATimeOutweighsThePopulations() throws {
@@ -120,8 +123,12 @@ enum PriorFixture {
     @Test(arguments: ["contextual", "bandit", "contextual:learning_rate=0"])
     func aPriorNamingNoneOfTheWidgetsOrWeightedZeroChangesNothing(policy: String) throws {
         let script = Self.busyWeek()
+        // A prior naming none of the widgets, or only one of a stack's (it compares the widgets it
+        // names among themselves), says nothing.
         let elsewhere = try PriorFixture.prior([PriorFixture.entry("podcasts", weekday: [8: 40]),
-                                                PriorFixture.entry("org.example.podcasts", kind: .app, rate: 9)])
+                                                PriorFixture.entry("org.example.podcasts", kind: .app, rate: 9),
+                                                PriorFixture.entry("weather", rate: 9, weekday: [12: 30]),
+                                                PriorFixture.entry("app.notes", kind: .app, rate: 0.1, weekday: [11: 30])])
         let plain = try PriorFixture.engine(script, policy: policy, prior: nil)
         let unrelated = try PriorFixture.engine(script, policy: policy, prior: elsewhere)
         let ignored = try PriorFixture.engine(script, policy: policy + (policy.contains(":") ? ",population=0" : ":population=0"),
@@ -145,17 +152,20 @@ enum PriorFixture {
 
     @Test func aWidgetThePriorNamesOnlyByItsAppTakesTheApps() throws {
         // The widgets' apps are "app.<id>" (Script.configure).
-        let byApp = try PriorFixture.prior([PriorFixture.entry("app.weather", kind: .app, weekday: [8: 50])])
+        let byApp = try PriorFixture.prior([PriorFixture.entry("app.weather", kind: .app, weekday: [8: 50]),
+                                            PriorFixture.entry("app.calendar", kind: .app, weekday: [8: 1])])
         let ranking = try PriorFixture.engine(PriorFixture.home(), prior: byApp).ranking(stack: "home", at: Script.time(day: 0, 8, 5))
         #expect(ranking.top == "weather")
         // A widget's own entry wins over its app's.
         let both = try PriorFixture.prior([PriorFixture.entry("app.weather", kind: .app, weekday: [8: 50]),
-                                           PriorFixture.entry("weather", app: "app.weather", weekday: [8: 0.02])])
+                                           PriorFixture.entry("weather", app: "app.weather", weekday: [8: 0.02]),
+                                           PriorFixture.entry("calendar", weekday: [8: 1])])
         #expect(try PriorFixture.engine(PriorFixture.home(), prior: both).ranking(stack: "home", at: Script.time(day: 0, 8, 5)).top
                     == "calendar")
         // A withheld widget cell falls back to its coarser cells, then to its app.
         let withheld = try PriorFixture.prior([
             PriorFixture.entry("app.weather", kind: .app, weekday: [8: 50]),
+            PriorFixture.entry("calendar", weekday: [8: 1]),
             PopulationPrior.Entry(kind: .widget, id: "weather", app: "app.weather", people: 20, rate: 3, days: [nil, nil],
                                   parts: [[nil, nil, nil, nil], [nil, nil, nil, nil]],
                                   hours: [[Double?](repeating: nil, count: 24), [Double?](repeating: nil, count: 24)], places: []),
@@ -165,8 +175,8 @@ enum PriorFixture {
     }
 
     @Test func aKindOfPlaceComesFromThePlaceLabel() throws {
-        let prior = try PriorFixture.prior([PriorFixture.entry("weather", placeKinds: 1, atPlace: (0, [8: 50]))],
-                                           placeKinds: ["work"])
+        let prior = try PriorFixture.prior([PriorFixture.entry("weather", placeKinds: 1, atPlace: (0, [8: 50])),
+                                            PriorFixture.entry("calendar", placeKinds: 1)], placeKinds: ["work"])
         let at = Script.time(day: 0, 8, 5)
         var atWork = PriorFixture.home()
         atWork.add(Script.time(day: 0, 7, 50), .place(" Work"))

@@ -665,18 +665,22 @@ static void test_packed_errors(void) {
     EXPECT(smartstack_decide_packed(NULL, "home", "me", T0, EST, 1, &d), SMARTSTACK_ERROR_NULL_ARGUMENT, NULL, "engine is NULL");
 }
 
-/* Writes a population prior (Datasets/PRIOR-FORMAT.md) naming one widget, weather, with a lift of
-   `lift` between 08:00 and 09:00 on weekdays, to `path`. */
+/* Writes a population prior (Datasets/PRIOR-FORMAT.md) naming two widgets: weather, with a lift of
+   `lift` between 08:00 and 09:00 on weekdays, and calendar, used as the average engagement at every
+   hour, to `path`. */
 static void write_prior(const char *path, const char *lift) {
     FILE *f = fopen(path, "w");
     CHECK(f != NULL, "cannot write %s", path);
     if (!f) return;
+    const char *flat = "[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]";
     fputs("{\"format\":\"smartstack-prior\",\"version\":1,\"min_people\":5,\"people\":20,\"shrinkage\":5,"
-          "\"place_kinds\":[],\"widgets\":1,\"apps\":0}\n", f);
+          "\"place_kinds\":[],\"widgets\":2,\"apps\":0}\n", f);
+    fprintf(f, "{\"widget\":\"calendar\",\"app\":null,\"people\":20,\"rate\":3,\"days\":[1,1],"
+               "\"parts\":[[1,1,1,1],[1,1,1,1]],\"hours\":[%s,%s],\"places\":{}}\n", flat, flat);
     fprintf(f, "{\"widget\":\"weather\",\"app\":null,\"people\":20,\"rate\":3,\"days\":[1,1],"
                "\"parts\":[[1,1,1,1],[1,1,1,1]],\"hours\":[[1,1,1,1,1,1,1,1,%s,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1],"
-               "[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]],\"places\":{}}\n", lift);
-    fputs("{\"end\":\"smartstack-prior\",\"widgets\":1,\"apps\":0}\n", f);
+               "%s],\"places\":{}}\n", lift, flat);
+    fputs("{\"end\":\"smartstack-prior\",\"widgets\":2,\"apps\":0}\n", f);
     fclose(f);
 }
 
@@ -702,7 +706,7 @@ static void test_prior(const char *directory) {
     }
     smartstack_engine *engine = (smartstack_engine *)&engine;
     EXPECT(smartstack_open_with_prior(":memory:", NULL, NULL, 0, bad, &engine), SMARTSTACK_ERROR_INVALID_ARGUMENT, NULL,
-           "bad-prior.jsonl:2:");
+           "bad-prior.jsonl:3:");
     CHECK(engine == NULL, "out_engine not reset on failure");
     EXPECT(smartstack_open_with_prior(":memory:", NULL, NULL, 0, bad, &engine), SMARTSTACK_ERROR_INVALID_ARGUMENT, NULL,
            "field 'hours[0]'");

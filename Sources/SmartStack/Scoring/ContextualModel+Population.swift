@@ -3,16 +3,19 @@
 /// population's terms (`PopulationTargets`, computed by `populationTerms`).
 ///
 /// With a prior, for the widgets `w` of the stack scored at a local hour, kind of day and kind of
-/// place (the visit's label when the person is more likely than not still there):
+/// place (the visit's label when the person is more likely than not still there). The prior
+/// compares only the widgets it names (`K`, at least two of the stack's, else it says nothing):
+/// it is silent on how a widget it does not know compares with the ones it knows.
 /// - `p0(w) = (usage(w) + u(w) + m · π(w)) / (U + 1 + m)`: the person's decayed usage, the
 ///   configured order's one pseudo-engagement `u` and `m` (the policy's `population`)
-///   pseudo-engagements spread by the population's rates `π` (normalised over the stack; a widget
-///   the prior does not name gets the stack's mean rate);
+///   pseudo-engagements `π`: for `w` in `K`, the share of the configured order `K` holds, spread by
+///   the population's rates (`u(K) · rate(w) / rate(K)`); for the others, their own `u(w)`;
 /// - the time of day smooths toward `λ · g(w) + (1 − λ) · p0(w)` instead of `p0(w)`, where
-///   `g(w) ∝ p0(w) · L(w)`, `L` the population's lift of `w` in this cell (1 for a widget it does
-///   not name), and `λ = m / (m + T)`, `T` the person's own engagements of the stack around this
-///   time of day (kernel-weighted, decayed): with none, the `time` signal is the population's
-///   `log(L(w) / Σ p0·L)`; after `m` of their own around this time, half of it; then less.
+///   `g(w) = p0(K) · p0(w) · L(w) / Σ_K p0 · L` for `w` in `K` (`L` the population's lift of `w` in
+///   this cell) and `g(w) = p0(w)` for the others, and `λ = m / (m + T)`, `T` the person's own
+///   engagements of the stack around this time of day (kernel-weighted, decayed): with none of
+///   their own, the named widgets' `time` signal is the population's; after `m` of their own
+///   around this time, half of it; then less.
 /// Every other signal smooths toward `p0` as before.
 protocol SmoothingTargets {
     /// `p0` of row `i`, given the one from the person's own usage and order.
@@ -75,36 +78,40 @@ extension ContextualModel {
         let prior = lookup.prior
         var known = 0
         var rateSum = 0.0
+        var knownOrder = 0.0
         for i in 0..<n {
             let r = lookup.row(Int(widgets[i]), fs)
             lookup.rowOf[i] = r
-            if r >= 0 { known += 1; rateSum += prior.rates[Int(r)] }
+            if r >= 0 { known += 1; rateSum += prior.rates[Int(r)]; knownOrder += raw[i, .order] / totals.u }
         }
-        guard known > 0 else { return false }
+        // The prior compares the widgets it names among themselves: with fewer than two, it says
+        // nothing about this stack.
+        guard known > 1 else { return false }
         let kind = c.place >= 0 && c.placeConfidence >= placeKindConfidence ? lookup.kind(ofPlace: c.place, fs) : -1
         lookup.placeKind = kind
-        let mean = rateSum / Double(known)
-        let total = rateSum + mean * Double(n - known)
         let weekend = time.isWeekend, hour = time.localHour
         let m = lookup.weight
-        var targetSum = 0.0
+        var knownP0 = 0.0, knownTarget = 0.0
         for i in 0..<n {
             let r = Int(lookup.rowOf[i])
-            let share = total > 0 ? (r >= 0 ? prior.rates[r] : mean) / total : 1 / Double(n)
-            let lift = r >= 0 ? prior.lifts[prior.liftIndex(row: r, weekend: weekend, placeKind: kind, hour: hour)] : 1
             let u = raw[i, .order] / totals.u
+            // The named widgets' share of the configured order, spread by the population's rates.
+            let share = r >= 0 && rateSum > 0 ? knownOrder * prior.rates[r] / rateSum : u
+            let lift = r >= 0 ? prior.lifts[prior.liftIndex(row: r, weekend: weekend, placeKind: kind, hour: hour)] : 1
             let p0 = (raw[i, .usage] + orderPriorWeight * u + m * share) / (totals.c0 + orderPriorWeight + m)
             lookup.shares[i] = share
             lookup.liftOf[i] = lift
             lookup.termsBuffer[2 * i] = p0
-            lookup.termsBuffer[2 * i + 1] = p0 * lift
-            targetSum += p0 * lift
+            if r >= 0 { knownP0 += p0; knownTarget += p0 * lift }
         }
-        // The population's share of the time-of-day target fades with the person's own evidence
+        // The time of day: the named widgets' share of p0 spread by p0 × lift; the others keep
+        // their p0. The population's share of the target fades with the person's own evidence
         // around this time.
         let lambda = m / (m + totals.all)
         for i in 0..<n {
-            lookup.termsBuffer[2 * i + 1] = lambda * lookup.termsBuffer[2 * i + 1] / targetSum + (1 - lambda) * lookup.termsBuffer[2 * i]
+            let p0 = lookup.termsBuffer[2 * i]
+            let target = lookup.rowOf[i] >= 0 ? knownP0 * p0 * lookup.liftOf[i] / knownTarget : p0
+            lookup.termsBuffer[2 * i + 1] = lambda * target + (1 - lambda) * p0
         }
         return true
     }

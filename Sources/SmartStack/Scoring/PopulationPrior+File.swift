@@ -347,34 +347,97 @@ private struct LineValues {
                 throw fail(kind.key.start, "field 'places': '\(label)' is not among the header's place_kinds")
             }
             guard places[k] == nil else { throw fail(kind.key.start, "field 'places': '\(label)' is given twice") }
-            places[k] = try grid(kind.value, children: children.children(of: kind.value), field: "places.\(label)", inner: PopulationPrior.hours)
+            places[k] = try grid(at: kind.value.valueStart, kind: kind.value.kind, field: "places.\(label)", inner: PopulationPrior.hours)
         }
         return PopulationPrior.Entry(kind: isWidget ? .widget : .app, id: id, app: app, people: people, rate: rate, days: days,
                                      parts: parts, hours: hours, places: places)
     }
 
-    // MARK: Arrays of lifts
-
     private func next(_ children: inout JSONScanner.Children, _ field: String) throws(EngineError) -> JSONValueSpan? {
         do { return try children.nextElement() } catch { throw fail(error.offset, error.message) }
     }
 
-    /// `[v, v, ...]` of `count` lifts or nulls.
-    private func cells(_ span: JSONValueSpan, children: JSONScanner.Children, field: String, count: Int) throws(EngineError) -> [Double?] {
-        guard span.kind == .array else { throw fail(span.valueStart, "field '\(field)': expected an array, found \(span.kind.phrase)") }
-        var inner = children
+    // MARK: Arrays of lifts
+
+    // The arrays of lifts are most of a file: they are read straight from the line's bytes, whose
+    // syntax the scanner has already checked, in one pass (the scanner's own walk of nested
+    // arrays would scan every inner array once per level).
+
+    /// An element of an array: where it starts and ends in the line, and what it is.
+    private struct Element {
+        var start: Int, end: Int, kind: JSONValueKind
+    }
+
+    /// The elements of the (checked) array whose `[` is at `open`.
+    private func elements(ofArrayAt open: Int) -> [Element] {
+        let bytes = scanner.bytes
+        var out: [Element] = []
+        var i = open + 1
+        func skipSpace() { while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D { i += 1 } }
+        while true {
+            skipSpace()
+            guard i < bytes.count, bytes[i] != UInt8(ascii: "]") else { return out }
+            let start = i
+            let kind: JSONValueKind
+            switch bytes[i] {
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                kind = bytes[i] == UInt8(ascii: "[") ? .array : .object
+                var depth = 0
+                var inString = false
+                while i < bytes.count {
+                    let c = bytes[i]
+                    if inString {
+                        if c == UInt8(ascii: "\\") { i += 1 } else if c == UInt8(ascii: "\"") { inString = false }
+                    } else if c == UInt8(ascii: "\"") {
+                        inString = true
+                    } else if c == UInt8(ascii: "[") || c == UInt8(ascii: "{") {
+                        depth += 1
+                    } else if c == UInt8(ascii: "]") || c == UInt8(ascii: "}") {
+                        depth -= 1
+                        if depth == 0 { i += 1; break }
+                    }
+                    i += 1
+                }
+            case UInt8(ascii: "\""):
+                kind = .string
+                i += 1
+                while i < bytes.count, bytes[i] != UInt8(ascii: "\"") { i += bytes[i] == UInt8(ascii: "\\") ? 2 : 1 }
+                i += 1
+            case UInt8(ascii: "n"): kind = .null; i += 4
+            case UInt8(ascii: "t"): kind = .trueLiteral; i += 4
+            case UInt8(ascii: "f"): kind = .falseLiteral; i += 5
+            default:
+                kind = .number
+                while i < bytes.count, JSONScanner.isDigit(bytes[i]) || bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+")
+                        || bytes[i] == UInt8(ascii: ".") || bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+                    i += 1
+                }
+            }
+            out.append(Element(start: start, end: i, kind: kind))
+            skipSpace()
+            if i < bytes.count, bytes[i] == UInt8(ascii: ",") { i += 1 }
+        }
+    }
+
+    /// The text of an element as written (for messages), cut at 40 bytes.
+    private func text(_ e: Element) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: scanner.bytes[e.start..<min(e.end, e.start + 40)]), as: UTF8.self)
+    }
+
+    /// `[v, v, ...]` of `count` lifts or nulls, the array whose `[` is at `open`.
+    private func cells(at open: Int, field: String, count: Int) throws(EngineError) -> [Double?] {
+        let list = elements(ofArrayAt: open)
+        guard list.count == count else { throw fail(open, "field '\(field)': expected \(count) values, found \(list.count)") }
         var out: [Double?] = []
-        while let v = try next(&inner, field) {
-            if v.kind == .null { out.append(nil); continue }
-            let x = v.kind == .number ? scanner.double(v) : .nan
+        out.reserveCapacity(count)
+        for e in list {
+            if e.kind == .null { out.append(nil); continue }
+            let x = e.kind == .number ? JSONNumber.value(scanner.bytes, from: e.start, to: e.end) : .nan
             guard x.isFinite, x > 0, x <= PopulationPrior.maximumLift else {
-                throw fail(v.valueStart, "field '\(field)': element \(out.count) is \(text(v)): a lift is a number in "
+                throw fail(e.start, "field '\(field)': element \(out.count) is \(text(e)): a lift is a number in "
                            + "(0, \(PopulationPrior.maximumLift)] or null")
             }
             out.append(x)
-        }
-        guard out.count == count else {
-            throw fail(span.valueStart, "field '\(field)': expected \(count) values, found \(out.count)")
         }
         return out
     }
@@ -382,25 +445,26 @@ private struct LineValues {
     private func cells(_ key: String, what: String, count: Int) throws(EngineError) -> [Double?] {
         let m = try required(key, what: what)
         guard m.value.kind == .array else { throw fail(m.value.valueStart, "field '\(key)': expected an array, found \(m.value.kind.phrase)") }
-        return try cells(m.value, children: scanner.children(of: m), field: key, count: count)
+        return try cells(at: m.value.valueStart, field: key, count: count)
     }
 
-    /// `[[...], [...]]`: one array of `inner` lifts per kind of day.
-    private func grid(_ span: JSONValueSpan, children: JSONScanner.Children, field: String, inner: Int) throws(EngineError) -> [[Double?]] {
-        guard span.kind == .array else { throw fail(span.valueStart, "field '\(field)': expected an array, found \(span.kind.phrase)") }
-        var outer = children
-        var out: [[Double?]] = []
-        while let row = try next(&outer, field) {
-            out.append(try cells(row, children: outer.children(of: row), field: "\(field)[\(out.count)]", count: inner))
+    /// `[[...], [...]]`: one array of `inner` lifts per kind of day, the array whose `[` is at `open`.
+    private func grid(at open: Int, kind: JSONValueKind, field: String, inner: Int) throws(EngineError) -> [[Double?]] {
+        guard kind == .array else { throw fail(open, "field '\(field)': expected an array, found \(kind.phrase)") }
+        let rows = elements(ofArrayAt: open)
+        guard rows.count == PopulationPrior.dayKinds else {
+            throw fail(open, "field '\(field)': expected \(PopulationPrior.dayKinds) arrays (weekday, weekend), found \(rows.count)")
         }
-        guard out.count == PopulationPrior.dayKinds else {
-            throw fail(span.valueStart, "field '\(field)': expected \(PopulationPrior.dayKinds) arrays (weekday, weekend), found \(out.count)")
+        var out: [[Double?]] = []
+        for (d, row) in rows.enumerated() {
+            guard row.kind == .array else { throw fail(row.start, "field '\(field)[\(d)]': expected an array, found \(row.kind.phrase)") }
+            out.append(try cells(at: row.start, field: "\(field)[\(d)]", count: inner))
         }
         return out
     }
 
     private func grid(_ key: String, what: String, inner: Int) throws(EngineError) -> [[Double?]] {
         let m = try required(key, what: what)
-        return try grid(m.value, children: scanner.children(of: m), field: key, inner: inner)
+        return try grid(at: m.value.valueStart, kind: m.value.kind, field: key, inner: inner)
     }
 }

@@ -17,9 +17,10 @@ import Foundation
 /// pseudo-engagements (policy parameter, default 5): their overall usage toward the population's
 /// rates, and their time of day toward the population's lift in this hour, kind of day and kind of
 /// place. So it decides a cold stack, and the person's own counts take over after a handful of
-/// engagements (overall, and around the time of day at hand). Widgets the prior does not name are
-/// neutral (the stack's mean rate, lift 1); a widget the prior names only by its app takes the
-/// app's values.
+/// engagements (overall, and around the time of day at hand). A widget the prior names only by its
+/// app takes the app's values. The prior compares only the widgets of a stack it names among
+/// themselves: it says nothing about a widget it does not name, nor about a stack of which it
+/// names fewer than two.
 public struct PopulationPrior: Sendable, Hashable, CustomStringConvertible {
     /// The format's name in the header line, and the version this engine reads and writes.
     public static let format = "smartstack-prior"

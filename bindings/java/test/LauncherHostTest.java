@@ -166,11 +166,14 @@ public final class LauncherHostTest {
         // A population prior that says people use weather between 08:00 and 09:00 on weekdays
         // decides a cold stack, and the reason says so; a bad one is refused naming its file.
         String hours = "1,1,1,1,1,1,1,1,%s,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1";
+        String flat = "[" + String.format(hours, "1") + "]";
         String priorText = "{\"format\":\"smartstack-prior\",\"version\":1,\"min_people\":5,\"people\":20,\"shrinkage\":5,"
-            + "\"place_kinds\":[],\"widgets\":1,\"apps\":0}\n"
+            + "\"place_kinds\":[],\"widgets\":2,\"apps\":0}\n"
+            + "{\"widget\":\"calendar\",\"app\":null,\"people\":20,\"rate\":3,\"days\":[1,1],\"parts\":[[1,1,1,1],[1,1,1,1]],"
+            + "\"hours\":[" + flat + "," + flat + "],\"places\":{}}\n"
             + "{\"widget\":\"weather\",\"app\":null,\"people\":20,\"rate\":3,\"days\":[1,1],\"parts\":[[1,1,1,1],[1,1,1,1]],"
-            + "\"hours\":[[" + hours + "],[" + String.format(hours, "1") + "]],\"places\":{}}\n"
-            + "{\"end\":\"smartstack-prior\",\"widgets\":1,\"apps\":0}\n";
+            + "\"hours\":[[" + hours + "]," + flat + "],\"places\":{}}\n"
+            + "{\"end\":\"smartstack-prior\",\"widgets\":2,\"apps\":0}\n";
         Path prior = directory.resolve("prior.jsonl"), badPrior = directory.resolve("bad-prior.jsonl");
         Files.write(prior, String.format(priorText, "50").getBytes("UTF-8"));
         Files.write(badPrior, String.format(priorText, "NaN").getBytes("UTF-8"));

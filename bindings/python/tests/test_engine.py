@@ -232,16 +232,20 @@ def test_invalid_policy_and_storage_errors_at_open(tmp_path):
 
 
 def write_prior(path, lift="50"):
-    """A population prior (Datasets/PRIOR-FORMAT.md) that names one widget, weather, used 50 times
-    more than the average engagement between 08:00 and 09:00 on weekdays."""
+    """A population prior (Datasets/PRIOR-FORMAT.md) that names two widgets: weather, used 50 times
+    more than the average engagement between 08:00 and 09:00 on weekdays, and calendar, used as the
+    average engagement at every hour."""
     hours = ["1"] * 24
     hours[8] = lift
+    flat = "[" + ",".join(["1"] * 24) + "]"
     lines = [
         '{"format":"smartstack-prior","version":1,"min_people":5,"people":20,"shrinkage":5,"place_kinds":[],'
-        '"widgets":1,"apps":0}',
+        '"widgets":2,"apps":0}',
+        '{"widget":"calendar","app":null,"people":20,"rate":3,"days":[1,1],"parts":[[1,1,1,1],[1,1,1,1]],'
+        '"hours":[' + flat + ',' + flat + '],"places":{}}',
         '{"widget":"weather","app":null,"people":20,"rate":3,"days":[1,1],"parts":[[1,1,1,1],[1,1,1,1]],'
-        '"hours":[[' + ",".join(hours) + '],[' + ",".join(["1"] * 24) + ']],"places":{}}',
-        '{"end":"smartstack-prior","widgets":1,"apps":0}',
+        '"hours":[[' + ",".join(hours) + '],' + flat + '],"places":{}}',
+        '{"end":"smartstack-prior","widgets":2,"apps":0}',
     ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return str(path)
