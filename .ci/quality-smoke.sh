@@ -156,3 +156,41 @@ e = scrambled({"type": "location", "lat": 42.0, "lon": -71.0, "app": "a", "place
 assert (e["lat"], e["lon"], e["app"], e["place"]) == (22.0, -71.0, "donor1:a", "donor1:home"), e
 print("donor prior smoke (mixed, scrambled): OK")
 PY
+
+# The host-supplied population prior, leave-people-out (prior_lpo.py): priors learnt on other
+# personas and on the other seed's people, StudentLife person by person; rows with paired intervals.
+lpo=.build/quality-smoke-prior
+rm -rf "$lpo"
+python3 Benchmarks/quality/prior_lpo.py --smartstack "$bin" --seeds 11,12 --personas sequence,structureless \
+    --lpo-population tested --learn-users 5 --learn-days 2 --test-users 2 --bootstrap 20 --studentlife-days 1,7 \
+    --out "$lpo" > /dev/null
+python3 - "$lpo" <<'PY'
+import glob, json, sys
+out = sys.argv[1]
+report = json.load(open(out + "/prior-lpo.json"))
+rows = report["rows"]
+sets = {(r["set"], r["persona"]) for r in rows}
+assert {("lpo", "sequence"), ("lpo", "structureless"), ("seed", "sequence"), ("seed", "structureless")} <= sets, sets
+assert {r["persona"] for r in rows if r["set"] == "studentlife"} == {"u00", "u01", "u02"}, rows
+for r in rows:
+    if r["set"] == "studentlife" and r["decisions"] == 0:
+        continue
+    assert r["decisions"] > 0 and 0 <= r["with"] <= 1 and 0 <= r["without"] <= 1, r
+    assert r["ci"][0] - 1e-12 <= r["difference"] <= r["ci"][1] + 1e-12, r
+    assert abs(r["with"] - r["without"] - r["difference"]) < 1e-9, r
+    if r["set"] != "studentlife":
+        assert r["measure"] == "counterfactual_engagement" and r["people_tested"] > 0, r
+# The priors hold aggregates only: no user id, no coordinates.
+for path in glob.glob(out + "/priors/*.jsonl") + glob.glob(out + "/studentlife/prior-*.jsonl"):
+    if path.endswith("-people.jsonl"):
+        continue
+    text = open(path).read()
+    assert text.startswith('{"format":"smartstack-prior","version":1,'), path
+    assert "sequence-0" not in text and "structureless-0" not in text and '"lat"' not in text and "u00" not in text, path
+assert "Targets:" in open(out + "/prior-lpo.md").read()
+print("prior leave-people-out smoke: OK (%d rows)" % len(rows))
+PY
+if msg=$(python3 Benchmarks/quality/prior_lpo.py --smartstack "$bin" --personas sequence,bogus --out "$lpo/bad" 2>&1); then
+    echo "quality smoke: prior_lpo.py --personas bogus should have failed" >&2; exit 1
+fi
+grep -q "unknown persona bogus" <<<"$msg" || { echo "quality smoke: prior_lpo.py: unclear error: $msg" >&2; exit 1; }

@@ -125,6 +125,19 @@ smartstack_status smartstack_open(const char *path, const char *policy, const ch
                                   smartstack_engine **out_engine);
 
 /*
+ * smartstack_open with a population prior: `prior_path` names a prior file learnt from many
+ * people (`smartstack prior learn`, format Datasets/PRIOR-FORMAT.md; NULL for none, as
+ * smartstack_open). The policies that take one (contextual, bandit; "contextual:population=0"
+ * ignores it) start each person from it, and the person's own evidence takes over after a
+ * handful of engagements; reasons say "people like you ..." where it counts. Users' saved
+ * states are kept apart per prior. A prior file that cannot be read, is too large, cut short, of
+ * a newer version, or holds a negative or non-finite value is SMARTSTACK_ERROR_INVALID_ARGUMENT,
+ * the message naming the file, line and field; nothing is opened then.
+ */
+smartstack_status smartstack_open_with_prior(const char *path, const char *policy, const char *rotation, uint64_t seed,
+                                             const char *prior_path, smartstack_engine **out_engine);
+
+/*
  * Saves every user's state and closes the engine. The handle is invalid afterwards, even when
  * this fails: a non-OK status (SMARTSTACK_ERROR_STORAGE) means the final save failed; the events
  * recorded are safe in the log and the state is rebuilt from it at the next open.

@@ -3,22 +3,31 @@
 import Foundation
 import SmartStack
 
-/// `smartstack-bench engine [--events N] [--rankings N] [--keep]`.
-/// The hidden `--cold-start <db> <user>` mode is the child process of the cold-start figure.
+/// `smartstack-bench engine [--events N] [--rankings N] [--prior] [--keep]`. With `--prior`, every
+/// engine (the cold-start children too) runs with a population prior that names every widget and
+/// app of the routine, with every cell filled (the most look-ups a prior can cost).
+/// The hidden `--cold-start <db> <user> <report> [<prior>]` mode is the child process of the
+/// cold-start figure, `--build-db <db> <events> [<prior>]` the one that builds its database.
 func runEngineBenchmark(_ arguments: [String]) throws {
     if arguments.first == "--cold-start" {
-        guard arguments.count == 4 else { throw EngineBenchFailure("usage: engine --cold-start <db> <user> <report>") }
-        try engineColdStartChild(database: arguments[1], user: arguments[2], report: arguments[3])
+        guard arguments.count == 4 || arguments.count == 5 else {
+            throw EngineBenchFailure("usage: engine --cold-start <db> <user> <report> [<prior>]")
+        }
+        try engineColdStartChild(database: arguments[1], user: arguments[2], report: arguments[3],
+                                 prior: arguments.count == 5 ? arguments[4] : nil)
         return
     }
     if arguments.first == "--build-db" {
-        guard arguments.count == 3, let n = Int(arguments[2]) else { throw EngineBenchFailure("usage: engine --build-db <db> <events>") }
-        try engineBuildDatabase(arguments[1], events: n)
+        guard arguments.count == 3 || arguments.count == 4, let n = Int(arguments[2]) else {
+            throw EngineBenchFailure("usage: engine --build-db <db> <events> [<prior>]")
+        }
+        try engineBuildDatabase(arguments[1], events: n, prior: arguments.count == 4 ? arguments[3] : nil)
         return
     }
     var large = 1_000_000
     var rankings = 20_000
     var keep = false
+    var withPrior = false
     var i = 0
     while i < arguments.count {
         switch arguments[i] {
@@ -29,13 +38,15 @@ func runEngineBenchmark(_ arguments: [String]) throws {
             guard let n = Int(arguments[i + 1]), n >= 100 else { throw EngineBenchFailure("--rankings takes a number >= 100") }
             rankings = n; i += 1
         case "--keep": keep = true
+        case "--prior": withPrior = true
         default:
-            throw EngineBenchFailure("unknown argument '\(arguments[i])' (usage: smartstack-bench engine [--events N] [--rankings N] [--keep])")
+            throw EngineBenchFailure("unknown argument '\(arguments[i])' (usage: smartstack-bench engine [--events N] [--rankings N] [--prior] [--keep])")
         }
         i += 1
     }
     let small = 10_000
-    print("engine benchmark: one user, a 10-widget stack (and a 4-widget one), policy contextual, reasons on")
+    print("engine benchmark: one user, a 10-widget stack (and a 4-widget one), policy contextual, reasons on"
+          + (withPrior ? ", with a population prior naming every widget and app, every cell filled" : ""))
     print("history: \(engineCount(large)) events (~\(large / EngineBenchRoutine.eventsPerDay) days) vs \(engineCount(small)); \(engineCount(rankings)) rankings per measurement")
     print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, shared; wall figures can be inflated by load, CPU-time figures less so\n")
 
@@ -49,11 +60,20 @@ func runEngineBenchmark(_ arguments: [String]) throws {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { if !keep { try? FileManager.default.removeItem(atPath: directory) } }
     let database = directory + "/engine.sqlite"
+    var priorFile: String?
+    var prior: PopulationPrior?
+    if withPrior {
+        let file = directory + "/prior.jsonl"
+        let full = try EngineBenchRoutine.fullPrior()
+        try full.fileText.write(toFile: file, atomically: true, encoding: .utf8)
+        priorFile = file
+        prior = full
+    }
     let buildStart = engineMonotonic()
-    _ = try engineSpawnSelf(["engine", "--build-db", database, String(large)])
+    _ = try engineSpawnSelf(["engine", "--build-db", database, String(large)] + (priorFile.map { [$0] } ?? []))
     let size = (try? FileManager.default.attributesOfItem(atPath: database)[.size] as? Int) ?? 0
     print("built \(database): \(engineCount(large)) events, \(size / 1_048_576) MiB, in \(String(format: "%.1f", engineMonotonic() - buildStart)) s (child process; state saved by close())")
-    let child = try engineRunColdStartChild(database: database, directory: directory)
+    let child = try engineRunColdStartChild(database: database, directory: directory, prior: priorFile)
     let hwm = Double(child.hwmKiB) / 1024
     rows.append(EngineBenchRow("cold start: open + first ranking", String(format: "%.1f ms", child.firstRanking * 1000), "<= 50 ms",
                                child.firstRanking <= 0.050 ? "ok" : "MISSED",
@@ -67,7 +87,7 @@ func runEngineBenchmark(_ arguments: [String]) throws {
     let events = routine.events(count: large)
 
     // Recording into the in-memory state (UserEngine: what Engine does per event after the log).
-    let stateOnly = try UserEngine(user: EngineBenchRoutine.user, policy: PolicySpec(parsing: "contextual"))
+    let stateOnly = try UserEngine(user: EngineBenchRoutine.user, policy: PolicySpec(parsing: "contextual"), prior: prior)
     let recordTiming = engineMeasure { for event in events { stateOnly.record(event) } }
     rows.append(EngineBenchRow(
         "record into in-memory state", engineRateText(events.count, recordTiming.wall), ">= 500k ev/s",
@@ -76,7 +96,7 @@ func runEngineBenchmark(_ arguments: [String]) throws {
         "CPU time: \(engineRateText(events.count, recordTiming.cpu))"))
 
     // Recording through the host Engine into an in-memory log (SQLite :memory:) + state.
-    let logged = try Engine(path: ":memory:", policy: PolicySpec(parsing: "contextual"))
+    let logged = try Engine(path: ":memory:", policy: PolicySpec(parsing: "contextual"), prior: prior)
     let loggedTiming = try engineMeasureThrowing {
         var k = 0
         while k < events.count {
@@ -89,7 +109,7 @@ func runEngineBenchmark(_ arguments: [String]) throws {
         "CPU time: \(engineRateText(events.count, loggedTiming.cpu)); includes the SQLite append"))
 
     // Ranking latency with 10k and with the full history.
-    let smallEngine = try Engine(path: ":memory:", policy: PolicySpec(parsing: "contextual"))
+    let smallEngine = try Engine(path: ":memory:", policy: PolicySpec(parsing: "contextual"), prior: prior)
     try smallEngine.record(Array(events.prefix(small)))
     let (smallLatency, largeLatency) = try engineRankingLatency(smallEngine, logged, small: events[small - 1].time,
                                                                 large: events[events.count - 1].time, count: rankings, explained: true)
@@ -127,6 +147,25 @@ struct EngineBenchRoutine {
     static let places = [(40.7128, -74.0060), (40.7580, -73.9855), (40.6782, -73.9442)]
 
     private var state: UInt64
+
+    /// A prior naming every widget of both stacks and every app of the routine, with a rate and
+    /// every cell filled (lifts varying by hour, kind of day and place): the most a prior costs.
+    static func fullPrior() throws -> PopulationPrior {
+        let kinds = ["gym", "home", "work"]
+        func entry(_ kind: PopulationPrior.Entry.Kind, _ id: String, app: String?, _ k: Int) -> PopulationPrior.Entry {
+            func lift(_ d: Int, _ h: Int, _ q: Int) -> Double? {
+                let step: Int = (k * 7 + h * 3 + d * 5 + q * 11) % 20
+                return 0.5 + Double(step) / 10
+            }
+            return PopulationPrior.Entry(
+                kind: kind, id: id, app: app, people: 50, rate: 0.5 + Double(k % 7), days: [lift(0, 0, 0), lift(1, 0, 0)],
+                parts: (0..<2).map { d in (0..<4).map { lift(d, $0 * 6, 1) } }, hours: (0..<2).map { d in (0..<24).map { lift(d, $0, 2) } },
+                places: (0..<kinds.count).map { q in (0..<2).map { d in (0..<24).map { lift(d, $0, 3 + q) } } })
+        }
+        let widgets = (home + work).enumerated().map { entry(.widget, $1.id, app: $1.app, $0) }
+        let apps = (0..<20).map { entry(.app, "com.app\($0)", app: nil, $0) } + (0..<50).map { entry(.app, "com.other\($0)", app: nil, $0) }
+        return try PopulationPrior(placeKinds: kinds, minimumPeople: 5, people: 500, shrinkage: 5, entries: widgets + apps)
+    }
 
     init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 | 1 }
 
@@ -271,12 +310,12 @@ private struct EngineColdStart {
 }
 
 /// Runs `engine --cold-start` in a child and reads its report file and its rusage.
-private func engineRunColdStartChild(database: String, directory: String) throws -> EngineColdStart {
+private func engineRunColdStartChild(database: String, directory: String, prior: String?) throws -> EngineColdStart {
     let report = directory + "/cold-start.txt"
     var own = rusage()
     getrusage(RUSAGE_SELF.rawValue, &own)
     let start = engineMonotonic()
-    let usage = try engineSpawnSelf(["engine", "--cold-start", database, EngineBenchRoutine.user, report])
+    let usage = try engineSpawnSelf(["engine", "--cold-start", database, EngineBenchRoutine.user, report] + (prior.map { [$0] } ?? []))
     let wall = engineMonotonic() - start
     let text = (try? String(contentsOfFile: report, encoding: .utf8)) ?? ""
     var fields: [String: Double] = [:]
@@ -292,10 +331,11 @@ private func engineRunColdStartChild(database: String, directory: String) throws
 }
 
 /// The build child: writes `events` events of the routine through `Engine` and closes it.
-private func engineBuildDatabase(_ path: String, events count: Int) throws {
+private func engineBuildDatabase(_ path: String, events count: Int, prior: String?) throws {
     var routine = EngineBenchRoutine(seed: 42)
     let events = routine.events(count: count)
-    let engine = try Engine(path: path, policy: PolicySpec(parsing: "contextual"))
+    let engine = try Engine(path: path, policy: PolicySpec(parsing: "contextual"),
+                            prior: try prior.map { try PopulationPrior(contentsOfFile: $0) })
     var k = 0
     while k < events.count {
         try engine.record(Array(events[k..<min(events.count, k + 10_000)]))
@@ -305,9 +345,11 @@ private func engineBuildDatabase(_ path: String, events count: Int) throws {
 }
 
 /// The cold-start child: opens the database, produces one ranking, writes times and memory.
-private func engineColdStartChild(database: String, user: String, report: String) throws {
+/// With `prior`, the prior file is read as part of the open (a host reads it at start).
+private func engineColdStartChild(database: String, user: String, report: String, prior: String?) throws {
     let t0 = engineMonotonic()
-    let engine = try Engine(path: database, policy: PolicySpec(parsing: "contextual"))
+    let engine = try Engine(path: database, policy: PolicySpec(parsing: "contextual"),
+                            prior: try prior.map { try PopulationPrior(contentsOfFile: $0) })
     let t1 = engineMonotonic()
     let at = EventTime(nanosecondsSinceEpoch: 4_000_000_000 * 1_000_000_000, utcOffsetSeconds: -18_000)
     let ranking = try engine.ranking(stack: "home", user: user, at: at)

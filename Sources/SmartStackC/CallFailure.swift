@@ -32,7 +32,7 @@ struct CallFailure: Error {
             case .unknownPolicy, .invalidParameter: self.init(SMARTSTACK_ERROR_INVALID_POLICY, error.message)
             case .unknownStack: self.init(SMARTSTACK_ERROR_UNKNOWN_STACK, error.message)
             case .unknownUser: self.init(SMARTSTACK_ERROR_UNKNOWN_USER, error.message)
-            case .invalidConfiguration, .invalidHistory: self.init(SMARTSTACK_ERROR_INVALID_ARGUMENT, error.message)
+            case .invalidConfiguration, .invalidHistory, .invalidPrior: self.init(SMARTSTACK_ERROR_INVALID_ARGUMENT, error.message)
             case .invalidSnapshot: self.init(SMARTSTACK_ERROR_STORAGE, error.message)
             case .closed: self.init(SMARTSTACK_ERROR_CLOSED, error.message)
             }

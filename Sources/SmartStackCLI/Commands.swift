@@ -9,6 +9,7 @@ public let allSubcommands: [any SubcommandProtocol.Type] = [
     MergeCommand.self,
     GenerateCommand.self,
     ImportCommand.self,
+    PriorCommand.self,
     ForgetCommand.self,
     OffPolicyCommand.self,
     RankCommand.self,

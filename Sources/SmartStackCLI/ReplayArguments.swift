@@ -93,6 +93,23 @@ struct ReplayArguments: Sendable {
         return database.map { .database($0) } ?? .files(datasets)
     }
 
+    /// The OPTIONS row of `--prior`.
+    static let priorHelp = """
+          --prior <file>          A population prior (smartstack prior learn;
+                                  Datasets/PRIOR-FORMAT.md) for the policies that take
+                                  one (contextual, bandit; population=0 ignores it)
+        """
+
+    /// Reads the population prior of `--prior` and names its file for partial results.
+    static func loadPrior(_ path: String) throws(CommandFailure) -> (prior: PopulationPrior, file: PolicyInputFile) {
+        do {
+            let prior = try PopulationPrior(contentsOfFile: path)
+            return (prior, PolicyInputFile(path: path, digest: "fnv1a64:" + prior.digest))
+        } catch {
+            throw CommandFailure("invalid population prior: \(error.message)")
+        }
+    }
+
     /// Parses `10m`, `90s`, `1.5h`, `1d` into seconds (the engine's `TimeSpan` syntax, positive).
     static func parseDuration(_ text: String, option: String) throws(UsageError) -> Double {
         guard let span = TimeSpan(parsing: text), span.seconds > 0 else {

@@ -665,6 +665,57 @@ static void test_packed_errors(void) {
     EXPECT(smartstack_decide_packed(NULL, "home", "me", T0, EST, 1, &d), SMARTSTACK_ERROR_NULL_ARGUMENT, NULL, "engine is NULL");
 }
 
+/* Writes a population prior (Datasets/PRIOR-FORMAT.md) naming two widgets: weather, with a lift of
+   `lift` between 08:00 and 09:00 on weekdays, and calendar, used as the average engagement at every
+   hour, to `path`. */
+static void write_prior(const char *path, const char *lift) {
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "cannot write %s", path);
+    if (!f) return;
+    const char *flat = "[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]";
+    fputs("{\"format\":\"smartstack-prior\",\"version\":1,\"min_people\":5,\"people\":20,\"shrinkage\":5,"
+          "\"place_kinds\":[],\"widgets\":2,\"apps\":0}\n", f);
+    fprintf(f, "{\"widget\":\"calendar\",\"app\":null,\"people\":20,\"rate\":3,\"days\":[1,1],"
+               "\"parts\":[[1,1,1,1],[1,1,1,1]],\"hours\":[%s,%s],\"places\":{}}\n", flat, flat);
+    fprintf(f, "{\"widget\":\"weather\",\"app\":null,\"people\":20,\"rate\":3,\"days\":[1,1],"
+               "\"parts\":[[1,1,1,1],[1,1,1,1]],\"hours\":[[1,1,1,1,1,1,1,1,%s,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1],"
+               "%s],\"places\":{}}\n", lift, flat);
+    fputs("{\"end\":\"smartstack-prior\",\"widgets\":2,\"apps\":0}\n", f);
+    fclose(f);
+}
+
+/* A population prior decides a cold stack and the reason says so; without one (NULL) the engine
+   is smartstack_open's; a bad prior file is refused naming the file and the field. */
+static void test_prior(const char *directory) {
+    char path[512], bad[512];
+    snprintf(path, sizeof path, "%s/prior.jsonl", directory);
+    snprintf(bad, sizeof bad, "%s/bad-prior.jsonl", directory);
+    write_prior(path, "50");
+    write_prior(bad, "-1");
+    const char *tops[2] = {"\"top\":\"weather\"", "\"top\":\"calendar\""};
+    for (int k = 0; k < 2; k++) {
+        smartstack_engine *engine = NULL;
+        OK(smartstack_open_with_prior(":memory:", NULL, NULL, 0, k == 0 ? path : NULL, &engine), NULL);
+        if (!engine) continue;
+        configure_home(engine, "me");
+        char *json = decide(engine, "home", "me", T0, 1);
+        CHECK(json && strstr(json, tops[k]), "with%s the prior: %s", k == 0 ? "" : "out", json ? json : "(null)");
+        CHECK(json && (strstr(json, "people like you") != NULL) == (k == 0), "reasons: %s", json ? json : "(null)");
+        smartstack_free(json);
+        OK(smartstack_close(engine), engine);
+    }
+    smartstack_engine *engine = (smartstack_engine *)&engine;
+    EXPECT(smartstack_open_with_prior(":memory:", NULL, NULL, 0, bad, &engine), SMARTSTACK_ERROR_INVALID_ARGUMENT, NULL,
+           "bad-prior.jsonl:3:");
+    CHECK(engine == NULL, "out_engine not reset on failure");
+    EXPECT(smartstack_open_with_prior(":memory:", NULL, NULL, 0, bad, &engine), SMARTSTACK_ERROR_INVALID_ARGUMENT, NULL,
+           "field 'hours[0]'");
+    EXPECT(smartstack_open_with_prior(":memory:", NULL, NULL, 0, "/nonexistent/prior.jsonl", &engine),
+           SMARTSTACK_ERROR_INVALID_ARGUMENT, NULL, "no such file");
+    remove(path);
+    remove(bad);
+}
+
 int main(void) {
     char directory[] = "/tmp/smartstack-c-test-XXXXXX";
     if (!mkdtemp(directory)) {
@@ -682,6 +733,7 @@ int main(void) {
     test_packed_errors();
     test_erase();
     test_persistence(directory);
+    test_prior(directory);
     test_threads();
     test_close_while_calling();
     rmdir(directory);

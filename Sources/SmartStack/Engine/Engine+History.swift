@@ -28,7 +28,7 @@ extension Engine {
            saved.sequence <= (try store.nextSequenceNumber()) - 1,
            !(try store.hasEvent(user: user, through: saved.sequence, notBefore: time)) {
             do {
-                engine = try UserEngine(user: user, policy: policy, rotation: rotation, seed: seed, restoring: saved.blob)
+                engine = try UserEngine(user: user, policy: policy, rotation: rotation, seed: seed, restoring: saved.blob, prior: prior)
                 through = saved.sequence
             } catch {
                 notice("saved state of user '\(user)' cannot be used (\(error)); replaying the log instead")

@@ -82,7 +82,7 @@ extension Engine {
                 rebuilt = true
             } else {
                 do {
-                    restored = try UserEngine(user: user, policy: policy, rotation: rotation, seed: seed, restoring: saved.blob)
+                    restored = try UserEngine(user: user, policy: policy, rotation: rotation, seed: seed, restoring: saved.blob, prior: prior)
                     through = saved.sequence
                 } catch {
                     notice("saved state of user '\(user)' cannot be used (\(error)); rebuilding it from the log")

@@ -48,6 +48,9 @@ public final class Engine: Sendable {
     public let seed: UInt64
     /// A user's state is saved after this many events recorded for the user since the last save.
     public let saveInterval: Int
+    /// The population prior every user's policy smooths toward until their own evidence takes
+    /// over (``PopulationPrior``), if the host handed one in.
+    public let prior: PopulationPrior?
     /// The key under which user states are saved: the policy, rotation parameters and seed.
     package let stateKey: String
 
@@ -66,29 +69,33 @@ public final class Engine: Sendable {
     ///   - seed: the seed of every user's generator.
     ///   - saveInterval: events per user between automatic saves of the user's state (>= 1).
     ///   - storeOptions: how to open the log.
+    ///   - prior: a population prior learnt from many people (``PopulationPrior``; none by default):
+    ///     `contextual` and `bandit` start each person from it, and their own evidence takes over
+    ///     after a handful of engagements (the policy's `population` sets its weight).
     ///   - onNotice: called with each notice (e.g. a saved state rebuilt from the log).
     /// - Throws: ``EngineError`` for an invalid policy; ``StoreError`` when the log cannot be opened.
     public convenience init(path: String, policy: PolicySpec = PolicySpec(name: PolicyRegistry.defaultPolicy),
                             rotation: RotationParameters = RotationParameters(), seed: UInt64 = 0,
                             saveInterval: Int = 10_000, storeOptions: EventStore.Options = EventStore.Options(),
-                            onNotice: (@Sendable (String) -> Void)? = nil) throws {
+                            prior: PopulationPrior? = nil, onNotice: (@Sendable (String) -> Void)? = nil) throws {
         _ = try ResolvedPolicy(policy)
         try self.init(store: EventStore(path: path, options: storeOptions), policy: policy, rotation: rotation,
-                      seed: seed, saveInterval: saveInterval, onNotice: onNotice)
+                      seed: seed, saveInterval: saveInterval, prior: prior, onNotice: onNotice)
     }
 
-    /// An engine over an already open log. Parameters as in ``init(path:policy:rotation:seed:saveInterval:storeOptions:onNotice:)``.
+    /// An engine over an already open log. Parameters as in ``init(path:policy:rotation:seed:saveInterval:storeOptions:prior:onNotice:)``.
     /// - Throws: ``EngineError`` for an invalid policy; ``StoreError`` when the log cannot be read.
     public init(store: EventStore, policy: PolicySpec = PolicySpec(name: PolicyRegistry.defaultPolicy),
                 rotation: RotationParameters = RotationParameters(), seed: UInt64 = 0,
-                saveInterval: Int = 10_000, onNotice: (@Sendable (String) -> Void)? = nil) throws {
+                saveInterval: Int = 10_000, prior: PopulationPrior? = nil, onNotice: (@Sendable (String) -> Void)? = nil) throws {
         _ = try ResolvedPolicy(policy)
         self.store = store
         self.policy = policy
         self.rotation = rotation
         self.seed = seed
         self.saveInterval = max(1, saveInterval)
-        self.stateKey = Self.stateKey(policy: policy, rotation: rotation, seed: seed)
+        self.prior = prior
+        self.stateKey = Self.stateKey(policy: policy, rotation: rotation, seed: seed, prior: prior)
         self.noticeHandler = onNotice
         writer = EngineLock(WriterState(expectedNext: try store.nextSequenceNumber()))
     }
@@ -100,11 +107,14 @@ public final class Engine: Sendable {
 
     /// The key a state is saved under for these settings, e.g.
     /// `mru|rotation:margin=0.1,dwell=300.0,cap=48,hold=3600.0|seed=0`. The policy is written with
-    /// every parameter resolved, so each way of writing the same policy finds the same state.
-    package static func stateKey(policy: PolicySpec, rotation: RotationParameters, seed: UInt64) -> String {
+    /// every parameter resolved, so each way of writing the same policy finds the same state. A
+    /// population prior adds `|prior=<digest>`: a state learnt with one prior is not restored with
+    /// another (its learned weights would differ from a replay).
+    package static func stateKey(policy: PolicySpec, rotation: RotationParameters, seed: UInt64, prior: PopulationPrior? = nil) -> String {
         let policy = (try? ResolvedPolicy(policy))?.canonicalDescription ?? policy.description
         return "\(policy)|rotation:margin=\(rotation.hysteresisMargin),dwell=\(rotation.minimumDwell),"
             + "cap=\(rotation.maximumRotationsPerDay),hold=\(rotation.swipeHold)|seed=\(seed)"
+            + (prior.map { "|prior=" + $0.digest } ?? "")
     }
 
     /// Notices so far, oldest first: states rebuilt from the log and why.
@@ -443,7 +453,7 @@ public final class Engine: Sendable {
     // MARK: Internals
 
     func makeUserEngine(_ user: String) throws(EngineError) -> UserEngine {
-        try UserEngine(user: user, policy: policy, rotation: rotation, seed: seed)
+        try UserEngine(user: user, policy: policy, rotation: rotation, seed: seed, prior: prior)
     }
 
     func notice(_ text: String) {

@@ -8,6 +8,6 @@ extension UserEngine {
     public func featureVectors(stack: String, at time: EventTime) throws(EngineError) -> [FeatureVector] {
         let s = try stackIndex(stack)
         return ContextualModel.featureVectors(features, widgets: features.stackWidgets[s], at: time, prior: scorer.policy.prior,
-                                              sequencePrior: scorer.policy.sequencePrior)
+                                              sequencePrior: scorer.policy.sequencePrior, population: scorer.population)
     }
 }

@@ -7,8 +7,9 @@ extension UserEngine {
         // contexts, wake clock, UTC-offset contexts, the mixture, AdaGrad, the early-rotation ledger;
         // 6: per-widget offsets of the learned scores; 7: sequence contexts over widgets' apps;
         // 8: the policy's `sequence_prior`; 9: apps' time-of-day profiles (`AppHours`); 10: which
-        // app each app followed (`AppTransitions`)
-        static let currentVersion = 11
+        // app each app followed (`AppTransitions`); 12: the policy's `population` (the weight of a
+        // host's population prior, which is not saved: it is an input, like the policy)
+        static let currentVersion = 12
         var version = Snapshot.currentVersion
         var user: String
         var policy: ResolvedPolicy
@@ -34,9 +35,12 @@ extension UserEngine {
     }
 
     /// Restores an engine from `snapshot()` bytes. The snapshot's generator state is used, not
-    /// `seed`; the policy must be the one the snapshot was taken with.
+    /// `seed`; the policy must be the one the snapshot was taken with. A population `prior` is
+    /// not part of the snapshot: give the one the state was learnt with (``Engine`` keeps states
+    /// learnt with different priors apart).
     /// - Complexity: O(size of the state).
-    public convenience init(user: String, policy: PolicySpec, rotation: RotationParameters = RotationParameters(), seed: UInt64 = 0, restoring snapshot: [UInt8]) throws(EngineError) {
+    public convenience init(user: String, policy: PolicySpec, rotation: RotationParameters = RotationParameters(), seed: UInt64 = 0,
+                            restoring snapshot: [UInt8], prior: PopulationPrior? = nil) throws(EngineError) {
         let resolved = try ResolvedPolicy(policy)
         // The version is the first field: another version's layout is refused as such, not by
         // where its bytes stop making sense in this one.
@@ -66,7 +70,7 @@ extension UserEngine {
             throw EngineError(.invalidSnapshot, "snapshot for user '\(user)' was taken with policy '\(s.policy.kind.rawValue)' and other parameters than '\(policy)'")
         }
         self.init(user: user, resolved: resolved, name: policy.description, rotation: rotation, seed: seed, external: nil,
-                  features: s.features)
+                  features: s.features, prior: prior)
         self.rotation.state = s.rotation
         scorer.bandit = s.bandit
         scorer.mixture = s.mixture

@@ -19,6 +19,9 @@ public final class UserEngine {
     /// Whether rankings carry reasons (default `true`). Turning it off makes ranking and
     /// deciding cheaper, e.g. during replay where reasons are not read.
     public var explainsRankings = true
+    /// The population prior the policy smooths toward, if one was handed in and the policy takes
+    /// it (`contextual` and `bandit` with a positive `population`).
+    public var prior: PopulationPrior? { scorer.population?.prior }
 
     // Each a `let`, so reading it costs no reference count (a `var` would be retained around
     // every call into it, in case the call replaced it).
@@ -27,9 +30,14 @@ public final class UserEngine {
     let rotation: RotationPolicy
 
     /// An engine running a built-in policy, with its own seeded generator.
-    public convenience init(user: String, policy: PolicySpec, rotation: RotationParameters = RotationParameters(), seed: UInt64 = 0) throws(EngineError) {
+    ///
+    /// `prior`: a population prior the host learnt from many people (``PopulationPrior``), which
+    /// `contextual` and `bandit` smooth toward until the person's own evidence takes over
+    /// (weight: the policy's `population`); `nil` (the default) for none.
+    public convenience init(user: String, policy: PolicySpec, rotation: RotationParameters = RotationParameters(), seed: UInt64 = 0,
+                            prior: PopulationPrior? = nil) throws(EngineError) {
         let resolved = try ResolvedPolicy(policy)
-        self.init(user: user, resolved: resolved, name: policy.description, rotation: rotation, seed: seed, external: nil)
+        self.init(user: user, resolved: resolved, name: policy.description, rotation: rotation, seed: seed, external: nil, prior: prior)
     }
 
     /// An engine running an outside scorer under the same rotation policy.
@@ -39,7 +47,7 @@ public final class UserEngine {
 
     /// The designated initializer; `features` is a restored state (a new one if `nil`).
     init(user: String, resolved: ResolvedPolicy, name: String, rotation: RotationParameters, seed: UInt64, external: (any WidgetScorer)?,
-         features: FeatureState? = nil) {
+         features: FeatureState? = nil, prior: PopulationPrior? = nil) {
         self.user = user
         self.policyName = name
         let features = features ?? FeatureState(
@@ -47,7 +55,7 @@ public final class UserEngine {
             frecencyHalfLife: resolved.frecencyHalfLife, bandwidth: resolved.bandwidth, prior: resolved.prior)
         self.features = features
         features.discountsDisplay = resolved.kind == .contextual || resolved.kind == .bandit
-        self.scorer = Scorer(policy: resolved, name: name, features: features, external: external)
+        self.scorer = Scorer(policy: resolved, name: name, features: features, external: external, prior: prior)
         self.rotation = RotationPolicy(parameters: rotation, policy: resolved, features: features,
                                        generator: SeededGenerator(seed: seed ^ SeededGenerator.hash(user)))
     }

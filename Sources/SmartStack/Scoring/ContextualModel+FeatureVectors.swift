@@ -2,12 +2,14 @@ import Foundation
 
 extension ContextualModel {
     /// The feature vectors of `widgets` at `time` (see ``FeatureVector``), in their order,
-    /// computed with the model's feature code from `fs` as recorded so far.
+    /// computed with the model's feature code from `fs` as recorded so far (with the person's
+    /// reading of a population prior, when there is one).
     /// - Complexity: O(widgets · (kernel bins + context pairs)).
     static func featureVectors(_ fs: FeatureState, widgets: [Int32], at time: EventTime, prior: Double,
-                               sequencePrior: Double) -> [FeatureVector] {
+                               sequencePrior: Double, population: PopulationLookup? = nil) -> [FeatureVector] {
         var scratch = ScoringScratch()  // fresh: nothing kept from another moment
-        features(fs, widgets: widgets, at: time, records: 0, prior: prior, sequencePrior: sequencePrior, scratch: &scratch)
+        features(fs, widgets: widgets, at: time, records: 0, prior: prior, sequencePrior: sequencePrior, population: population,
+                 scratch: &scratch)
         let F = featureCount
         let ts = time.secondsSinceEpoch
         var out: [FeatureVector] = []

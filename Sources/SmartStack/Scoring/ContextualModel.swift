@@ -112,9 +112,26 @@ enum ContextualModel {
     /// - Complexity: O(n · (kernel bins + context pairs)).
     /// `records` counts the events `fs` has recorded: the moment's context (the same for every
     /// stack) is computed once per instant and count, and kept in `scratch`.
+    /// `population`, when given, is the person's reading of a host's population prior: `p0` and
+    /// the time of day then smooth toward it (`ContextualModel+Population.swift`). Each case runs
+    /// its own specialization of the same code: without a prior, none of the prior's.
+    @inline(__always)
     static func features(
         _ fs: FeatureState, widgets: [Int32], at time: EventTime, records: UInt64, prior: Double, sequencePrior: Double,
-        scratch: inout ScoringScratch
+        population: PopulationLookup? = nil, scratch: inout ScoringScratch
+    ) {
+        if let population {
+            features(fs, widgets: widgets, at: time, records: records, prior: prior, sequencePrior: sequencePrior,
+                     source: population, scratch: &scratch)
+        } else {
+            features(fs, widgets: widgets, at: time, records: records, prior: prior, sequencePrior: sequencePrior,
+                     source: NoPopulation(), scratch: &scratch)
+        }
+    }
+
+    private static func features<Source: PopulationSource>(
+        _ fs: FeatureState, widgets: [Int32], at time: EventTime, records: UInt64, prior: Double, sequencePrior: Double,
+        source: Source, scratch: inout ScoringScratch
     ) {
         let n = widgets.count
         scratch.prepare(widgets: n)
@@ -128,8 +145,15 @@ enum ContextualModel {
         scratch.withRawAndFeatures { raw, x in
             widgets.withUnsafeBufferPointer { widgets in
                 let totals = evidence(fs, widgets: widgets, at: time, context: context, long: fL, recent: fR, into: raw)
-                logRatios(fs, widgets: widgets, at: ts, prior: prior, sequencePrior: sequencePrior, totals: totals,
-                          placeConfidence: context.placeConfidence, hasApp: context.app >= 0, raw: raw, into: x)
+                if let terms = source.terms(fs, widgets: widgets, at: time, context: context, raw: raw, totals: totals) {
+                    logRatios(fs, widgets: widgets, at: ts, prior: prior, sequencePrior: sequencePrior, totals: totals,
+                              placeConfidence: context.placeConfidence, hasApp: context.app >= 0,
+                              targets: PopulationTargets(terms: terms), raw: raw, into: x)
+                } else {
+                    logRatios(fs, widgets: widgets, at: ts, prior: prior, sequencePrior: sequencePrior, totals: totals,
+                              placeConfidence: context.placeConfidence, hasApp: context.app >= 0, targets: OwnTargets(),
+                              raw: raw, into: x)
+                }
                 contextPairs(fs, widgets: widgets, offset: time.utcOffsetSeconds, prior: prior, long: fL, raw: raw, into: x)
             }
         }
@@ -169,7 +193,7 @@ enum ContextualModel {
     }
 
     /// Sums of the raw evidence columns over a stack's widgets (the smoothing denominators).
-    private struct Totals {
+    struct Totals {
         var u = 0.0, c0 = 0.0, all = 0.0, dt = 0.0, place = 0.0, app = 0.0, gap = 0.0, recent = 0.0
         var lastTwo = 0.0, lastThree = 0.0, routineTwo = 0.0, routineThree = 0.0, awake = 0.0, hour = 0.0
     }
@@ -277,19 +301,22 @@ enum ContextualModel {
     }
 
     /// Every feature of every widget from its raw evidence (`context` is 0 here, summed by
-    /// `contextPairs`); stores each widget's `p0` in its raw row.
+    /// `contextPairs`); stores each widget's `p0` in its raw row. `targets` says what `p0` and
+    /// the time of day smooth toward: the configured order and `p0` (`OwnTargets`), or a
+    /// population prior's terms (`PopulationTargets`); specialized for each, so the first costs
+    /// what it did before there were priors.
     @inline(__always)
-    private static func logRatios(
+    private static func logRatios<Targets: SmoothingTargets>(
         _ fs: FeatureState, widgets: UnsafeBufferPointer<Int32>, at ts: Double, prior a: Double, sequencePrior b: Double,
-        totals: Totals, placeConfidence c: Double, hasApp: Bool,
+        totals: Totals, placeConfidence c: Double, hasApp: Bool, targets: Targets,
         raw: ScratchRows<Evidence>, into x: ScratchRows<Feature>
     ) {
         let dn = Double(widgets.count)
         for i in 0..<widgets.count {
             let u = raw[i, .order] / totals.u
-            let p0 = (raw[i, .usage] + orderPriorWeight * u) / (totals.c0 + orderPriorWeight)
+            let p0 = targets.p0(row: i, own: (raw[i, .usage] + orderPriorWeight * u) / (totals.c0 + orderPriorWeight))
             raw[i, .p0] = p0
-            let pAll = (raw[i, .timeAllDays] + a * p0) / (totals.all + a)
+            let pAll = (raw[i, .timeAllDays] + a * targets.timeOfDay(row: i, p0: p0)) / (totals.all + a)
             let pDt = (raw[i, .timeSameDays] + a * pAll) / (totals.dt + a)
             x[i, .base] = log(dn * p0)
             x[i, .time] = log(pDt / p0)

@@ -5,7 +5,8 @@ extension Scorer {
     static let minimumContribution = 0.05
     static let maximumReasons = 5
 
-    func explanation(row i: Int, widget w: Int, stack s: Int, at time: EventTime, isPinned: Bool) -> [Reason] {
+    func explanation(row i: Int, widget w: Int, stack s: Int, at time: EventTime, isPinned: Bool,
+                     population effect: PopulationEffect? = nil) -> [Reason] {
         var reasons: [Reason] = []
         let ts = time.secondsSinceEpoch
         let offset = time.utcOffsetSeconds
@@ -18,8 +19,11 @@ extension Scorer {
         case .contextual, .bandit:
             let theta = learnsWeights ? bandit.theta : ContextualModel.defaultWeights
             var found: [Reason] = []
+            // With a population prior, the signals' reasons are the person's own (the features
+            // without it) and the prior's change is one reason of its own: they add up.
+            let x = effect == nil ? scratch.features : explanationScratch.features
             for feature in ContextualModel.Feature.allCases {
-                let c = theta[feature.rawValue] * scratch.features[feature.index(row: i)]
+                let c = theta[feature.rawValue] * x[feature.index(row: i)]
                 guard abs(c) >= Self.minimumContribution else { continue }
                 found.append(Reason(text: text(feature, contribution: c, widget: w, stack: s, at: time), contribution: c))
             }
@@ -30,8 +34,15 @@ extension Scorer {
                                         contribution: b))
                 }
             }
+            var decided: Reason?
+            if let effect, abs(effect.change[i]) >= Self.minimumContribution {
+                let reason = populationReason(row: i, widget: w, at: time, effect: effect)
+                if effect.decidedRow == i { decided = reason } else { found.append(reason) }
+            }
             found.sort { abs($0.contribution) > abs($1.contribution) }
-            reasons.append(contentsOf: found.prefix(Self.maximumReasons))
+            // When the population prior decided the top, it says so first.
+            if let decided { reasons.append(decided) }
+            reasons.append(contentsOf: found.prefix(Self.maximumReasons - (decided == nil ? 0 : 1)))
             if usesMixture { reasons.append(mixtureReason(row: i)) }
         case .external:
             reasons.append(Reason(text: "scored by " + name, contribution: scratch.scores[i]))

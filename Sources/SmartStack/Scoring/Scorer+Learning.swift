@@ -78,8 +78,7 @@ extension Scorer {
             if hasScored(stack: s, widgets: n, at: time) {
                 lastScored[s].features.withUnsafeBufferPointer { bandit.pending[k].features.overwrite(withFirst: n * F, of: $0) }
             } else {
-                ContextualModel.features(features, widgets: features.stackWidgets[s], at: time, records: recordCount,
-                                         prior: policy.prior, sequencePrior: policy.sequencePrior, scratch: &learningScratch)
+                contextualFeatures(features.stackWidgets[s], at: time, scratch: &learningScratch)
                 learningScratch.features.withUnsafeBufferPointer { bandit.pending[k].features.overwrite(withFirst: n * F, of: $0) }
             }
             if usesMixture { keepExperts(pending: k, stack: s, at: time) }
@@ -167,8 +166,7 @@ extension Scorer {
     /// `learningScratch`.
     private func learningFeatures(stack s: Int, widgets: [Int32], at time: EventTime) -> [Double] {
         if hasScored(stack: s, widgets: widgets.count, at: time) { return lastScored[s].features }
-        ContextualModel.features(features, widgets: widgets, at: time, records: recordCount, prior: policy.prior,
-                                 sequencePrior: policy.sequencePrior, scratch: &learningScratch)
+        contextualFeatures(widgets, at: time, scratch: &learningScratch)
         return learningScratch.features
     }
 }

@@ -16,12 +16,17 @@ final class Scorer {
     /// retained around every call into it, in case the call replaced it).
     let features: FeatureState
     let external: (any WidgetScorer)?
+    /// The person's reading of the host's population prior (`contextual` and `bandit` with a
+    /// positive `population`), or `nil`.
+    let population: PopulationLookup?
     // Stored properties skip dynamic exclusivity checks: a Scorer is used by one caller at a
     // time (its `UserEngine`) and never accesses a property overlappingly.
     @exclusivity(unchecked) var bandit = BanditModel()
     @exclusivity(unchecked) var mixture = SignalMixture()
     @exclusivity(unchecked) var scratch = ScoringScratch()
     @exclusivity(unchecked) var learningScratch = ScoringScratch()
+    /// The features without the population prior, for the reasons that say what it changed.
+    @exclusivity(unchecked) var explanationScratch = ScoringScratch()
     /// Events recorded so far: tells whether the state changed since a stack was scored.
     @exclusivity(unchecked) var recordCount: UInt64 = 0
     /// Per stack, the contextual features `score` computed last, when weights are learned: the
@@ -40,11 +45,20 @@ final class Scorer {
         var ranks: [Int32] = []
     }
 
-    init(policy: ResolvedPolicy, name: String, features: FeatureState, external: (any WidgetScorer)?) {
+    init(policy: ResolvedPolicy, name: String, features: FeatureState, external: (any WidgetScorer)?, prior: PopulationPrior? = nil) {
         self.policy = policy
         self.name = name
         self.features = features
         self.external = external
+        population = policy.takesPopulationPrior ? prior.map { PopulationLookup(prior: $0, weight: policy.population) } : nil
+    }
+
+    /// The contextual features of `widgets` at `time` into `scratch` (the model's, with the
+    /// population prior when there is one): every scoring and learning step computes them here.
+    @inline(__always)
+    func contextualFeatures(_ widgets: [Int32], at time: EventTime, scratch: inout ScoringScratch) {
+        ContextualModel.features(features, widgets: widgets, at: time, records: recordCount, prior: policy.prior,
+                                 sequencePrior: policy.sequencePrior, population: population, scratch: &scratch)
     }
 
     /// Whether the signal weights are learned online (`bandit`, or `contextual` with a
@@ -72,8 +86,7 @@ final class Scorer {
             scratch.prepareRanking(widgets: n)
             switch policy.kind {
             case .contextual, .bandit:
-                ContextualModel.features(features, widgets: widgets, at: time, records: recordCount, prior: policy.prior,
-                                         sequencePrior: policy.sequencePrior, scratch: &scratch)
+                contextualFeatures(widgets, at: time, scratch: &scratch)
                 scratch.withFeaturesAndScores { x, scores in modelScores(features: x, widgets: widgets, into: scores) }
                 if usesMixture {
                     // The weights change only with the instant and a learning step (`version`).
@@ -158,10 +171,11 @@ final class Scorer {
         var result: [RankedWidget] = []
         result.reserveCapacity(widgets.count)
         let pin = features.stackPins[s]
+        let effect = explained ? populationEffect(stack: s, at: time) : nil
         for k in 0..<widgets.count {
             let i = scratch.order[k]
             let w = widgets[i]
-            let reasons = explained ? explanation(row: i, widget: Int(w), stack: s, at: time, isPinned: w == pin) : []
+            let reasons = explained ? explanation(row: i, widget: Int(w), stack: s, at: time, isPinned: w == pin, population: effect) : []
             result.append(RankedWidget(widget: features.widgets[w], score: scratch.scores[i], isEligible: scratch.eligible[i], reasons: reasons))
         }
         return Ranking(stack: name, user: user, at: time, policy: self.name, widgets: result)

@@ -29,6 +29,9 @@ public struct EngineError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidHistory
         /// The engine was closed.
         case closed
+        /// A population prior that cannot be used: a file that cannot be read, is too large, cut
+        /// short, of a newer version, or holds a negative, non-finite or out-of-range value.
+        case invalidPrior
     }
 
     /// What went wrong.

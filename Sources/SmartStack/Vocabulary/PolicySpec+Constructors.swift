@@ -46,9 +46,12 @@ extension PolicySpec {
     ///   - explore: share of decisions that show another widget close to the best, at random, with
     ///     its propensity (0...0.5; 0: never).
     ///   - exploreMargin: how close to the best a widget must score to be explored (log-score units).
+    ///   - population: pseudo-engagements of the population prior a host hands in (``PopulationPrior``;
+    ///     0: ignore it).
     public static func contextual(halfLife: TimeSpan? = nil, recentHalfLife: TimeSpan? = nil, bandwidth: TimeSpan? = nil,
                                   prior: Double? = nil, sequencePrior: Double? = nil, learningRate: Double? = nil,
-                                  mixture: Double? = nil, explore: Double? = nil, exploreMargin: Double? = nil) -> PolicySpec {
+                                  mixture: Double? = nil, explore: Double? = nil, exploreMargin: Double? = nil,
+                                  population: Double? = nil) -> PolicySpec {
         PolicySpec(.contextual, [
             PolicyTable.halfLife.name: halfLife.map(\.description),
             PolicyTable.recentHalfLife.name: recentHalfLife.map(\.description),
@@ -57,19 +60,22 @@ extension PolicySpec {
             PolicyTable.contextualLearningRate.name: learningRate.map(number),
             PolicyTable.mixture.name: mixture.map(number),
             PolicyTable.explore.name: explore.map(number), PolicyTable.exploreMargin.name: exploreMargin.map(number),
+            PolicyTable.population.name: population.map(number),
         ])
     }
 
     /// `bandit`: the contextual features in an online logistic model with seeded exploration.
     /// - Parameters:
-    ///   - halfLife, recentHalfLife, bandwidth, prior, sequencePrior: as for ``contextual(halfLife:recentHalfLife:bandwidth:prior:sequencePrior:learningRate:mixture:explore:exploreMargin:)``.
+    ///   - halfLife, recentHalfLife, bandwidth, prior, sequencePrior: as for ``contextual(halfLife:recentHalfLife:bandwidth:prior:sequencePrior:learningRate:mixture:explore:exploreMargin:population:)``.
     ///   - exploration: epsilon-greedy or softmax.
     ///   - epsilon: share of decisions picked uniformly at random (0...1), for epsilon-greedy.
     ///   - temperature: softmax temperature (> 0); lower is greedier.
     ///   - learningRate: step size of the online gradient updates (>= 0).
+    ///   - population: as for `contextual`.
     public static func bandit(halfLife: TimeSpan? = nil, recentHalfLife: TimeSpan? = nil, bandwidth: TimeSpan? = nil,
                               prior: Double? = nil, sequencePrior: Double? = nil, exploration: BanditExploration? = nil,
-                              epsilon: Double? = nil, temperature: Double? = nil, learningRate: Double? = nil) -> PolicySpec {
+                              epsilon: Double? = nil, temperature: Double? = nil, learningRate: Double? = nil,
+                              population: Double? = nil) -> PolicySpec {
         PolicySpec(.bandit, [
             PolicyTable.halfLife.name: halfLife.map(\.description),
             PolicyTable.recentHalfLife.name: recentHalfLife.map(\.description),
@@ -77,6 +83,7 @@ extension PolicySpec {
             PolicyTable.sequencePrior.name: sequencePrior.map(number),
             PolicyTable.exploration.name: exploration.map(\.rawValue), PolicyTable.epsilon.name: epsilon.map(number),
             PolicyTable.temperature.name: temperature.map(number), PolicyTable.banditLearningRate.name: learningRate.map(number),
+            PolicyTable.population.name: population.map(number),
         ])
     }
 

@@ -7,7 +7,7 @@ enum PolicyTable {
     /// The numeric field of `ResolvedPolicy` a parameter sets.
     enum Field: Sendable {
         case interval, halfLife, frecencyHalfLife, recentHalfLife, bandwidth, prior, sequencePrior, epsilon, temperature, learningRate, mixture
-        case explore, exploreMargin
+        case explore, exploreMargin, population
     }
 
     /// What values a parameter takes.
@@ -66,6 +66,10 @@ enum PolicyTable {
         name: "explore_margin", defaultValue: "1",
         summary: "how close to the best a widget must score to be explored, in log-score units (> 0)",
         values: .number(.exploreMargin, 0.001...20))
+    static let population = Parameter(
+        name: "population", defaultValue: "5",
+        summary: "pseudo-engagements of the population prior a host hands in (--prior); 0 = ignore it; no effect without one",
+        values: .number(.population, 0...1000))
     static let exploration = Parameter(name: "exploration", defaultValue: "epsilon", summary: "epsilon (epsilon-greedy) or softmax",
                                        values: .exploration)
     static let epsilon = Parameter(name: "epsilon", defaultValue: "0.05", summary: "share of decisions picked uniformly at random (0...1)",
@@ -87,10 +91,11 @@ enum PolicyTable {
         Policy(kind: .contextual,
                summary: "SmartStack's model: time of day, weekday, place, app sequence, context, hints, feedback, with Bayesian back-off",
                parameters: [halfLife, recentHalfLife, bandwidth, prior, sequencePrior, contextualLearningRate, mixture, explore,
-                            exploreMargin]),
+                            exploreMargin, population]),
         Policy(kind: .bandit,
                summary: "online logistic model over the contextual features with seeded exploration; logs its propensity",
-               parameters: [halfLife, recentHalfLife, bandwidth, prior, sequencePrior, exploration, epsilon, temperature, banditLearningRate]),
+               parameters: [halfLife, recentHalfLife, bandwidth, prior, sequencePrior, exploration, epsilon, temperature, banditLearningRate,
+                            population]),
     ]
 
     /// The parameters whose defaults every policy starts from, one per field of
@@ -98,7 +103,7 @@ enum PolicyTable {
     /// settings they describe); a policy's own parameters' defaults are applied on top.
     static let baseline: [Parameter] = [
         interval, halfLife, frecencyHalfLife, recentHalfLife, bandwidth, prior, sequencePrior, exploration, epsilon, temperature,
-        banditLearningRate, explore, exploreMargin,
+        banditLearningRate, explore, exploreMargin, population,
     ]
 
     /// The policy of `kind`, `nil` for an outside scorer.

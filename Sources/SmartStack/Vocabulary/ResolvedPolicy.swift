@@ -28,12 +28,19 @@ struct ResolvedPolicy: Sendable, Hashable, Codable {
     /// candidate within `exploreMargin` (log-score units) of the best; 0 for none.
     var explore = 0.0
     var exploreMargin = 0.0
+    /// Pseudo-engagements of the host's population prior, if one is handed in (`PopulationPrior`);
+    /// 0 ignores it.
+    var population = 0.0
 
     /// A policy of `kind` with every parameter at its default: the table's baseline, then the
     /// defaults of the policy's own parameters.
     /// Whether the rotation picks the top at random (with a propensity) rather than greedily:
     /// `bandit` always, `contextual` when `explore` > 0.
     var explores: Bool { kind == .bandit || (kind == .contextual && explore > 0) }
+
+    /// Whether a host's population prior is smoothed toward: `contextual` and `bandit` with a
+    /// positive `population`.
+    var takesPopulationPrior: Bool { (kind == .contextual || kind == .bandit) && population > 0 }
 
     init(kind: Kind) {
         self.kind = kind
@@ -114,6 +121,7 @@ struct ResolvedPolicy: Sendable, Hashable, Codable {
         case .mixture: mixture
         case .explore: explore
         case .exploreMargin: exploreMargin
+        case .population: population
         }
     }
 
@@ -132,6 +140,13 @@ struct ResolvedPolicy: Sendable, Hashable, Codable {
         case .mixture: mixture = value
         case .explore: explore = value
         case .exploreMargin: exploreMargin = value
+        case .population: population = value
         }
     }
+}
+
+extension PolicySpec {
+    /// Whether this policy uses a population prior handed to the engine (`contextual` and
+    /// `bandit` with a positive `population`); `false` for an invalid spec.
+    public var takesPopulationPrior: Bool { (try? ResolvedPolicy(self))?.takesPopulationPrior ?? false }
 }

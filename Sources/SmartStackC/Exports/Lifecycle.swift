@@ -28,14 +28,28 @@ public func smartstack_last_error(_ engine: OpaquePointer?) -> UnsafePointer<CCh
 public func smartstack_open(_ path: UnsafePointer<CChar>?, _ policy: UnsafePointer<CChar>?,
                             _ rotation: UnsafePointer<CChar>?, _ seed: UInt64,
                             _ outEngine: UnsafeMutablePointer<OpaquePointer?>?) -> smartstack_status {
+    open(path, policy, rotation, seed, prior: nil, outEngine)
+}
+
+@c @implementation
+public func smartstack_open_with_prior(_ path: UnsafePointer<CChar>?, _ policy: UnsafePointer<CChar>?,
+                                       _ rotation: UnsafePointer<CChar>?, _ seed: UInt64, _ priorPath: UnsafePointer<CChar>?,
+                                       _ outEngine: UnsafeMutablePointer<OpaquePointer?>?) -> smartstack_status {
+    open(path, policy, rotation, seed, prior: priorPath, outEngine)
+}
+
+/// Both open calls: the arguments checked in order, the prior read before the log is opened.
+private func open(_ path: UnsafePointer<CChar>?, _ policy: UnsafePointer<CChar>?, _ rotation: UnsafePointer<CChar>?, _ seed: UInt64,
+                  prior: UnsafePointer<CChar>?, _ outEngine: UnsafeMutablePointer<OpaquePointer?>?) -> smartstack_status {
     outEngine?.pointee = nil
     do {
         let out = try Arguments.output(outEngine, "out_engine")
         let path = try Arguments.string(path, "path")
         let policy = try Arguments.optionalString(policy, "policy").map { try PolicySpec(parsing: $0) }
         let rotation = try Arguments.optionalString(rotation, "rotation").map { try RotationParameters(parsing: $0) }
+        let prior = try Arguments.optionalString(prior, "prior_path").map { try PopulationPrior(contentsOfFile: $0) }
         let engine = try Engine(path: path, policy: policy ?? PolicySpec(name: PolicyRegistry.defaultPolicy),
-                                rotation: rotation ?? RotationParameters(), seed: seed)
+                                rotation: rotation ?? RotationParameters(), seed: seed, prior: prior)
         out.pointee = EngineHandles.open(engine)
         return SMARTSTACK_OK
     } catch {

@@ -45,6 +45,7 @@ public struct EvaluateCommand: SubcommandProtocol {
                                   oracle can run (default: <dataset>.truth.jsonl
                                   next to the first dataset file, when present)
         \(ReplayArguments.replayHelp)
+        \(ReplayArguments.priorHelp)
         \(rotationHelp)
           --seed <n>              Seed of the policies and the bootstrap (default: 0)
           --bootstrap <n>         Bootstrap resamples over user-days, 0 for none
@@ -92,6 +93,8 @@ public struct EvaluateCommand: SubcommandProtocol {
     public var reference: String?
     /// The oracle's truth file, when given.
     public var truth: String?
+    /// The population prior's file, when given.
+    public var prior: String?
     /// Replay options.
     public var options: ReplayOptions
     /// Report directory.
@@ -108,7 +111,8 @@ public struct EvaluateCommand: SubcommandProtocol {
     /// Parses the arguments (pure: nothing is read or checked on disk).
     public init(arguments: [String]) throws(UsageError) {
         let args = try ParsedArguments(arguments,
-            options: ReplayArguments.options.union(["--policies", "--reference", "--truth", "--bootstrap", "--threads", "--report", "--partial"]),
+            options: ReplayArguments.options.union(["--policies", "--reference", "--truth", "--prior", "--bootstrap", "--threads", "--report",
+                                                    "--partial"]),
             flags: ReplayArguments.flags.union(["--json", "--quiet", "--by-day"]))
         self.arguments = arguments
         let replay = try ReplayArguments(args, command: Self.name)
@@ -120,6 +124,7 @@ public struct EvaluateCommand: SubcommandProtocol {
         if policies.isEmpty { policies = ["all"] }
         reference = args.value("--reference")
         truth = args.value("--truth")
+        prior = args.value("--prior")
         if let v = args.value("--bootstrap") { options.bootstrapResamples = try ReplayArguments.parseCount(v, option: "--bootstrap", minimum: 0) }
         if let v = args.value("--threads") { options.threads = try ReplayArguments.parseCount(v, option: "--threads", minimum: 1) }
         options.byDay = args.flag("--by-day")
@@ -168,8 +173,8 @@ public struct EvaluateCommand: SubcommandProtocol {
     }
 
     /// Builds one factory per policy (validating names and parameters with the engine); the
-    /// oracle reads `truth`.
-    func policyFactories(truth: EvaluationTruth?) throws -> [PolicyFactory] {
+    /// oracle reads `truth`, the policies that take a population prior `prior`.
+    func policyFactories(truth: EvaluationTruth?, prior: (prior: PopulationPrior, file: PolicyInputFile)? = nil) throws -> [PolicyFactory] {
         var names: [String] = []
         for p in policies {
             if p == "all" {
@@ -190,7 +195,7 @@ public struct EvaluateCommand: SubcommandProtocol {
                 continue
             }
             do {
-                factories.append(.engine(try PolicySpec(parsing: n), rotation: options.rotation))
+                factories.append(.engine(try PolicySpec(parsing: n), rotation: options.rotation, prior: prior?.prior, priorFile: prior?.file))
             } catch where error.kind == .unknownPolicy {
                 let name = n.split(separator: ":", maxSplits: 1).first.map(String.init) ?? n
                 throw UsageError("unknown policy '\(name)' (valid: \(Self.validPolicyNames.joined(separator: ", "))) (see 'smartstack policies')")
@@ -204,7 +209,8 @@ public struct EvaluateCommand: SubcommandProtocol {
     public func run(_ output: CommandOutput) throws -> Int32 {
         let source = try ReplayArguments.source(datasets: datasets, database: database)
         let truth = try loadTruth()
-        let factories = try policyFactories(truth: truth)
+        let prior = try self.prior.map(ReplayArguments.loadPrior)
+        let factories = try policyFactories(truth: truth, prior: prior)
         if let reference, !factories.contains(where: { $0.name == reference }) {
             throw UsageError("reference policy '\(reference)' is not among the evaluated policies (\(factories.map(\.name).joined(separator: ", ")))")
         }

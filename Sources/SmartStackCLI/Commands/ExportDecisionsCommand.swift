@@ -48,6 +48,7 @@ public struct ExportDecisionsCommand: SubcommandProtocol {
           --out <file>            Write to this file instead of standard output
           --policy <policy>       Policy whose picks are exported (default: \(PolicyRegistry.defaultPolicy))
         \(ReplayArguments.replayHelp)
+        \(ReplayArguments.priorHelp)
         \(ReplayArguments.rotationHelp(summary: "Rotation policy over its scores, e.g."))
           --seed <n>              Seed of the policy (default: 0)
           --time-replay           Also time a plain replay of the policy (no export)
@@ -67,6 +68,8 @@ public struct ExportDecisionsCommand: SubcommandProtocol {
     public var outputPath: String?
     /// The exported policy.
     public var policy: String
+    /// The population prior's file, when given.
+    public var prior: String?
     /// Replay options.
     public var options: ReplayOptions
     /// No summary on stderr.
@@ -76,7 +79,7 @@ public struct ExportDecisionsCommand: SubcommandProtocol {
 
     /// Parses the arguments (pure: nothing is read or checked on disk).
     public init(arguments: [String]) throws(UsageError) {
-        let args = try ParsedArguments(arguments, options: ReplayArguments.options.union(["--out", "--policy"]),
+        let args = try ParsedArguments(arguments, options: ReplayArguments.options.union(["--out", "--policy", "--prior"]),
                                        flags: ReplayArguments.flags.union(["--quiet", "--time-replay"]))
         let replay = try ReplayArguments(args, command: Self.name)
         datasets = replay.datasets
@@ -85,6 +88,7 @@ public struct ExportDecisionsCommand: SubcommandProtocol {
         options.offPolicyEstimates = false
         outputPath = args.value("--out")
         policy = args.value("--policy") ?? PolicyRegistry.defaultPolicy
+        prior = args.value("--prior")
         quiet = args.flag("--quiet")
         timesReplay = args.flag("--time-replay")
     }
@@ -99,6 +103,7 @@ public struct ExportDecisionsCommand: SubcommandProtocol {
         do { _ = try UserEngine(user: "check", policy: spec) } catch {
             throw UsageError("\(error.message) (see 'smartstack policies')")
         }
+        let prior = try self.prior.map(ReplayArguments.loadPrior)?.prior
         var file: FileHandle?
         var temporary: String?
         if let outputPath {
@@ -125,6 +130,7 @@ public struct ExportDecisionsCommand: SubcommandProtocol {
         let summary: DecisionExportSummary
         do {
             var export = DecisionExport(options: options, policy: spec)
+            export.prior = prior
             export.timesReplay = timesReplay
             summary = try export.run(source) { record in
                 buffer.append(contentsOf: record.jsonLine.utf8)

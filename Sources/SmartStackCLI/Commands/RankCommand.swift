@@ -16,7 +16,7 @@ public struct RankCommand: SubcommandProtocol, Hashable {
     public static let abstract = "Rank a stack's widgets as the engine would have at an instant."
     /// The USAGE line.
     public static let usage =
-        "smartstack rank --db <path> --stack <id> --at <time> [--user <user>] [--policy <policy>] [--json]"
+        "smartstack rank --db <path> --stack <id> --at <time> [--user <user>] [--policy <policy>] [--prior <file>] [--json]"
     /// The full help text.
     public static let help = """
         OVERVIEW: \(abstract)
@@ -40,6 +40,7 @@ public struct RankCommand: SubcommandProtocol, Hashable {
             ("--at <time>", "The instant, RFC 3339 with a UTC offset, e.g. 2013-03-27T08:05:00-04:00."),
             ("--user <user>", "Whose stack (default: the only user of the log)."),
             ("--policy <policy>", "The policy, e.g. contextual:half_life=14d (default: \(PolicyRegistry.defaultPolicy); see 'smartstack policies')."),
+            ("--prior <file>", "A population prior (smartstack prior learn; Datasets/PRIOR-FORMAT.md) for a policy that takes one: reasons say when it decided."),
             ("--json", "Print one JSON object on standard output."),
             ("-h, --help", "Show help information."),
         ]))
@@ -55,12 +56,14 @@ public struct RankCommand: SubcommandProtocol, Hashable {
     public var user: String?
     /// The policy as given (validated when run).
     public var policy: String
+    /// The population prior's file, if given (read when run).
+    public var prior: String?
     /// Whether to print JSON instead of a table.
     public var isJSON: Bool
 
     /// Parses the options; values are checked when run (exit 1 for a bad time or policy).
     public init(arguments: [String]) throws(UsageError) {
-        let parsed = try ParsedArguments(arguments, options: ["--db", "--stack", "--at", "--user", "--policy"],
+        let parsed = try ParsedArguments(arguments, options: ["--db", "--stack", "--at", "--user", "--policy", "--prior"],
                                          flags: ["--json"])
         try parsed.expectNoPositional()
         database = try parsed.required("--db")
@@ -68,8 +71,9 @@ public struct RankCommand: SubcommandProtocol, Hashable {
         at = try parsed.required("--at")
         user = parsed.value("--user")
         policy = parsed.value("--policy") ?? PolicyRegistry.defaultPolicy
+        prior = parsed.value("--prior")
         isJSON = parsed.flag("--json")
-        for (name, value) in [("--db", database), ("--stack", stack), ("--at", at), ("--policy", policy), ("--user", user ?? "-")]
+        for (name, value) in [("--db", database), ("--stack", stack), ("--at", at), ("--policy", policy), ("--user", user ?? "-"), ("--prior", prior ?? "-")]
         where value.isEmpty {
             throw UsageError("the value of '\(name)' is empty")
         }
@@ -83,10 +87,11 @@ public struct RankCommand: SubcommandProtocol, Hashable {
         }
         let spec: PolicySpec
         do { spec = try PolicySpec(parsing: policy) } catch { throw CommandFailure("--policy: \(error.message)") }
+        let population = try prior.map(ReplayArguments.loadPrior)?.prior
         let store = try openEventStoreForReading(at: database)
         let result: Engine.HistoricalRanking
         do {
-            let engine = try Engine(store: store, policy: spec)
+            let engine = try Engine(store: store, policy: spec, prior: population)
             let who = try user ?? Self.onlyUser(of: store)
             defer { for notice in engine.notices { output.printError("notice: " + notice) } }
             result = try engine.ranking(stack: stack, user: who, before: time)

@@ -98,6 +98,8 @@ public struct DecisionExport: Sendable {
     public var options: ReplayOptions
     /// The policy whose picks and rankings are exported (default: the engine's default).
     public var policy: PolicySpec
+    /// The population prior handed to the policy, if any (it uses it when it takes one).
+    public var prior: PopulationPrior?
     /// Whether to also time a plain replay of each user through the policy alone (no feature
     /// export), from events already parsed, into `DecisionExportSummary.replaySeconds`.
     public var timesReplay = false
@@ -118,14 +120,14 @@ public struct DecisionExport: Sendable {
         // Records are emitted as users are read, so the reader must never withdraw a user.
         var reader = UserEventReader(options: options, counters: ProgressCounters())
         reader.readsTwice = true
-        let policy = self.policy
+        let policy = self.policy, prior = self.prior
         let seed = options.seed
         _ = try reader.read(source) { _, user, events in
             summary.users += 1
             let engine: UserEngine
             do {
                 engine = try UserEngine(user: user, policy: policy, rotation: options.rotation,
-                                        seed: SeededGenerator.mix(seed, SeededGenerator.hash(user)))
+                                        seed: SeededGenerator.mix(seed, SeededGenerator.hash(user)), prior: prior)
             } catch {
                 throw EvaluationError("cannot build policy '\(policy)': \(error)")
             }
@@ -142,7 +144,7 @@ public struct DecisionExport: Sendable {
             if let reason = result.skipReason { summary.skipped.append(SkippedUser(user: user, reason: reason)) }
             if timesReplay {
                 let ordered = Evaluator.timeOrdered(events)
-                let factory = PolicyFactory.engine(policy, rotation: options.rotation)
+                let factory = PolicyFactory.engine(policy, rotation: options.rotation, prior: prior)
                 let clock = ContinuousClock()
                 let start = clock.now
                 let plain = try factory.make(user, SeededGenerator.mix(seed, SeededGenerator.hash(user)))

@@ -75,10 +75,14 @@ public struct PolicyFactory: Sendable {
         self.make = make
     }
 
-    /// A built-in engine policy (`UserEngine(user:policy:rotation:seed:)`).
-    public static func engine(_ spec: PolicySpec, rotation: RotationParameters = RotationParameters()) -> PolicyFactory {
-        PolicyFactory(name: spec.description) { user, seed in
-            let engine = try UserEngine(user: user, policy: spec, rotation: rotation, seed: seed)
+    /// A built-in engine policy (`UserEngine(user:policy:rotation:seed:prior:)`). A population
+    /// `prior` is given to the policies that take it (``SmartStack/PolicySpec/takesPopulationPrior``),
+    /// and its file, `priorFile`, becomes their ``inputFile``.
+    public static func engine(_ spec: PolicySpec, rotation: RotationParameters = RotationParameters(),
+                              prior: PopulationPrior? = nil, priorFile: PolicyInputFile? = nil) -> PolicyFactory {
+        let prior = spec.takesPopulationPrior ? prior : nil
+        return PolicyFactory(name: spec.description, inputFile: prior == nil ? nil : priorFile) { user, seed in
+            let engine = try UserEngine(user: user, policy: spec, rotation: rotation, seed: seed, prior: prior)
             engine.explainsRankings = false   // reasons are not read during replay
             return EngineReplayPolicy(engine: engine)
         }
@@ -103,7 +107,8 @@ public struct PolicyFactory: Sendable {
 public struct PolicyInputFile: Sendable, Hashable {
     /// The path as given.
     public var path: String
-    /// The contents' size and CRC-32, `<bytes>:<crc32 in 8 hex digits>`.
+    /// The contents' size and CRC-32, `<bytes>:<crc32 in 8 hex digits>` (a truth file), or
+    /// `fnv1a64:<16 hex digits>` (a population prior, ``SmartStack/PopulationPrior/digest``).
     public var digest: String
 
     /// Creates a description of an input file.

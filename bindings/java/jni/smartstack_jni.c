@@ -87,6 +87,27 @@ JNIEXPORT jlong JNICALL Java_org_smartstack_SmartStack_open(JNIEnv *env, jclass 
     return (jlong)(intptr_t)engine;
 }
 
+JNIEXPORT jlong JNICALL Java_org_smartstack_SmartStack_openWithPrior(JNIEnv *env, jclass type, jbyteArray path, jbyteArray policy,
+                                                                      jbyteArray rotation, jlong seed, jbyteArray prior) {
+    (void)type;
+    c_string p, q, r, o;
+    smartstack_engine *engine = NULL;
+    if (c_string_init(env, path, &p)) {
+        if (c_string_init(env, policy, &q)) {
+            if (c_string_init(env, rotation, &r)) {
+                if (c_string_init(env, prior, &o)) {
+                    check(env, smartstack_open_with_prior(p.text, q.text, r.text, (uint64_t)seed, o.text, &engine), NULL);
+                    c_string_free(&o);
+                }
+                c_string_free(&r);
+            }
+            c_string_free(&q);
+        }
+        c_string_free(&p);
+    }
+    return (jlong)(intptr_t)engine;
+}
+
 JNIEXPORT void JNICALL Java_org_smartstack_SmartStack_close(JNIEnv *env, jclass type, jlong handle) {
     (void)type;
     check(env, smartstack_close(ENGINE(handle)), ENGINE(handle));

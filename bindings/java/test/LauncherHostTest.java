@@ -162,6 +162,30 @@ public final class LauncherHostTest {
             check(reopened.decide("home", "me", monday.plusDays(8).withHour(8)).top.equals("calendar"), "reopened engine");
         }
         expectFailure(Status.INVALID_POLICY, "unknown policy 'nope'", () -> new SmartStack(":memory:", "nope", null, 0));
+
+        // A population prior that says people use weather between 08:00 and 09:00 on weekdays
+        // decides a cold stack, and the reason says so; a bad one is refused naming its file.
+        String hours = "1,1,1,1,1,1,1,1,%s,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1";
+        String flat = "[" + String.format(hours, "1") + "]";
+        String priorText = "{\"format\":\"smartstack-prior\",\"version\":1,\"min_people\":5,\"people\":20,\"shrinkage\":5,"
+            + "\"place_kinds\":[],\"widgets\":2,\"apps\":0}\n"
+            + "{\"widget\":\"calendar\",\"app\":null,\"people\":20,\"rate\":3,\"days\":[1,1],\"parts\":[[1,1,1,1],[1,1,1,1]],"
+            + "\"hours\":[" + flat + "," + flat + "],\"places\":{}}\n"
+            + "{\"widget\":\"weather\",\"app\":null,\"people\":20,\"rate\":3,\"days\":[1,1],\"parts\":[[1,1,1,1],[1,1,1,1]],"
+            + "\"hours\":[[" + hours + "]," + flat + "],\"places\":{}}\n"
+            + "{\"end\":\"smartstack-prior\",\"widgets\":2,\"apps\":0}\n";
+        Path prior = directory.resolve("prior.jsonl"), badPrior = directory.resolve("bad-prior.jsonl");
+        Files.write(prior, String.format(priorText, "50").getBytes("UTF-8"));
+        Files.write(badPrior, String.format(priorText, "NaN").getBytes("UTF-8"));
+        try (SmartStack withPrior = new SmartStack(":memory:", null, null, 0, prior.toString())) {
+            withPrior.configure("me", "home", new String[] {"calendar", "weather", "music"}, null, monday);
+            Decision cold = withPrior.decide("home", "me", monday.withHour(8).withMinute(5));
+            check("weather".equals(cold.top), "with the prior, the cold stack's top is " + cold.top + ", expected weather");
+            check(cold.ranking.get(0).reasons.get(0).text.startsWith("people like you"), "the prior's reason comes first");
+        }
+        expectFailure(Status.INVALID_ARGUMENT, "bad-prior.jsonl", () -> new SmartStack(":memory:", null, null, 0, badPrior.toString()));
+        Files.deleteIfExists(prior);
+        Files.deleteIfExists(badPrior);
         expectFailure(Status.STORAGE, "missing-folder", () -> new SmartStack(directory.resolve("missing-folder/x.sqlite").toString()));
 
         // The binding mirrors the header.

@@ -4,6 +4,7 @@ from __future__ import annotations
 import enum
 import json
 import json.scanner
+import os
 import struct
 from ctypes import byref, c_char_p, c_size_t, c_uint64, c_void_p, string_at
 from dataclasses import dataclass
@@ -164,14 +165,19 @@ class Engine:
     Safe to use from several threads at once (the library releases the GIL while it works).
     """
 
-    def __init__(self, path: str, *, policy: Optional[str] = None, rotation: Optional[str] = None, seed: int = 0):
+    def __init__(self, path: str, *, policy: Optional[str] = None, rotation: Optional[str] = None, seed: int = 0,
+                 prior: Optional[str] = None):
+        """`prior`: the path of a population prior learnt from many people (`smartstack prior learn`),
+        which the policy starts each person from until their own evidence takes over; None for none."""
         if not isinstance(seed, int) or not 0 <= seed < 2**64:
             raise ValueError(f"seed must be an int in 0...2**64-1, not {seed!r}")
         self._lib = library()
         handle = c_void_p()
-        status = self._lib.smartstack_open(
-            _text(path, "path"), _optional_text(policy, "policy"), _optional_text(rotation, "rotation"), seed,
-            byref(handle))
+        arguments = (_text(path, "path"), _optional_text(policy, "policy"), _optional_text(rotation, "rotation"), seed)
+        if prior is None:
+            status = self._lib.smartstack_open(*arguments, byref(handle))
+        else:
+            status = self._lib.smartstack_open_with_prior(*arguments, _text(os.fspath(prior), "prior"), byref(handle))
         if status != Status.OK:
             raise _error(self._lib, status, None)
         self._handle = handle.value

@@ -64,6 +64,7 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
         "smartstack_version": (c_char_p, []),
         "smartstack_last_error": (c_char_p, [engine]),
         "smartstack_open": (status, [text, text, text, c_uint64, POINTER(c_void_p)]),
+        "smartstack_open_with_prior": (status, [text, text, text, c_uint64, text, POINTER(c_void_p)]),
         "smartstack_close": (status, [engine]),
         "smartstack_configure": (
             status, [engine, text, text, POINTER(c_char_p), POINTER(c_char_p), c_size_t, c_int64, c_int32]),

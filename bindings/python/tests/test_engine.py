@@ -257,6 +257,46 @@ def test_invalid_policy_and_storage_errors_at_open(tmp_path):
     assert caught.value.status == Status.STORAGE and "missing-folder" in caught.value.message
 
 
+def write_prior(path, lift="50"):
+    """A population prior (Datasets/PRIOR-FORMAT.md) that names two widgets: weather, used 50 times
+    more than the average engagement between 08:00 and 09:00 on weekdays, and calendar, used as the
+    average engagement at every hour."""
+    hours = ["1"] * 24
+    hours[8] = lift
+    flat = "[" + ",".join(["1"] * 24) + "]"
+    lines = [
+        '{"format":"smartstack-prior","version":1,"min_people":5,"people":20,"shrinkage":5,"place_kinds":[],'
+        '"widgets":2,"apps":0}',
+        '{"widget":"calendar","app":null,"people":20,"rate":3,"days":[1,1],"parts":[[1,1,1,1],[1,1,1,1]],'
+        '"hours":[' + flat + ',' + flat + '],"places":{}}',
+        '{"widget":"weather","app":null,"people":20,"rate":3,"days":[1,1],"parts":[[1,1,1,1],[1,1,1,1]],'
+        '"hours":[[' + ",".join(hours) + '],' + flat + '],"places":{}}',
+        '{"end":"smartstack-prior","widgets":2,"apps":0}',
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def test_a_population_prior_decides_a_cold_stack_and_says_so(tmp_path):
+    at = MONDAY + timedelta(minutes=5)
+    with Engine(":memory:", prior=write_prior(tmp_path / "prior.jsonl")) as engine:
+        engine.configure("home", HOME, user="me", at=MONDAY)
+        decision = engine.decide("home", user="me", at=at)
+        assert decision.top == "weather"
+        assert any("people like you" in r.text and "put it on top" in r.text for r in decision.ranking[0].reasons)
+    with Engine(":memory:") as engine:   # without it, the configured order
+        engine.configure("home", HOME, user="me", at=MONDAY)
+        assert engine.decide("home", user="me", at=at).top == "calendar"
+
+
+def test_a_bad_prior_is_refused_at_open_naming_file_and_field(tmp_path):
+    bad = write_prior(tmp_path / "bad.jsonl", lift="-2")
+    with pytest.raises(SmartStackError) as caught:
+        Engine(":memory:", prior=bad)
+    assert caught.value.status == Status.INVALID_ARGUMENT
+    assert bad in caught.value.message and "hours" in caught.value.message
+
+
 def test_times_must_carry_a_utc_offset(engine):
     with pytest.raises(ValueError, match="no UTC offset"):
         engine.decide("home", user="me", at=datetime(2026, 3, 2, 8, 0))

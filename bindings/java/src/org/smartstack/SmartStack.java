@@ -60,6 +60,18 @@ public final class SmartStack implements AutoCloseable {
         handle = open(utf8(path, "path"), utf8(policy, "policy"), utf8(rotation, "rotation"), seed);
     }
 
+    /**
+     * Opens the event log with a population prior: the file of {@code smartstack prior learn}
+     * (Datasets/PRIOR-FORMAT.md), learnt from many people, which the policy starts each person
+     * from until their own evidence takes over.
+     *
+     * @param prior the prior file's path; null for none (as the constructor without it)
+     * @throws SmartStackException INVALID_ARGUMENT for a prior file that cannot be read or used
+     */
+    public SmartStack(String path, String policy, String rotation, long seed, String prior) throws SmartStackException {
+        handle = openWithPrior(utf8(path, "path"), utf8(policy, "policy"), utf8(rotation, "rotation"), seed, utf8(prior, "prior"));
+    }
+
     /** The library's version, e.g. "0.1.0". */
     public static String version() {
         return new String(nativeVersion(), StandardCharsets.UTF_8);
@@ -171,6 +183,8 @@ public final class SmartStack implements AutoCloseable {
 
     private static native byte[] nativeVersion();
     private static native long open(byte[] path, byte[] policy, byte[] rotation, long seed) throws SmartStackException;
+    private static native long openWithPrior(byte[] path, byte[] policy, byte[] rotation, long seed, byte[] prior)
+        throws SmartStackException;
     private static native void close(long handle) throws SmartStackException;
     private static native void flush(long handle) throws SmartStackException;
     private static native void configure(long handle, byte[] user, byte[] stack, byte[][] ids, byte[][] apps,
