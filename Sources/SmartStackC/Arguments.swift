@@ -58,12 +58,6 @@ enum Arguments {
     private static func decode(_ pointer: UnsafePointer<CChar>, _ name: String) throws(CallFailure) -> String {
         if let text = String(validatingCString: pointer) { return text }
         let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer))
-        var parser = Unicode.UTF8.ForwardParser()
-        var iterator = bytes.makeIterator()
-        var offset = 0
-        while case .valid(let scalar) = parser.parseScalar(from: &iterator) { offset += scalar.count }
-        let byte = String(bytes[offset], radix: 16, uppercase: true)
-        throw CallFailure(SMARTSTACK_ERROR_INVALID_UTF8,
-                          "\(name) is not valid UTF-8: byte 0x\(byte.count == 1 ? "0" : "")\(byte) at offset \(offset)")
+        throw CallFailure(SMARTSTACK_ERROR_INVALID_UTF8, "\(name) is not valid UTF-8: \(invalidUTF8(bytes) ?? "an invalid byte")")
     }
 }

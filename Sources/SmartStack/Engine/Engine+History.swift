@@ -23,8 +23,8 @@ extension Engine {
     /// - Complexity: O(k) for the k events replayed.
     public func ranking(stack: String, user: String, before time: EventTime) throws -> HistoricalRanking {
         try checkNotClosed()
-        guard !stack.isEmpty else { throw EngineError(.invalidArgument, "stack is empty") }
-        guard !user.isEmpty else { throw EngineError(.invalidArgument, "user is empty") }
+        try Self.checkName(stack, "stack")
+        try Self.checkName(user, "user")
         let past = try history(user: user, before: try time.supported("at"))
         return HistoricalRanking(ranking: try past.engine.ranking(stack: stack, at: time),
                                  snapshotSequence: past.snapshotSequence, replayedEvents: past.replayed)

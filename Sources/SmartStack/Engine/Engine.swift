@@ -152,6 +152,36 @@ public final class Engine: Sendable {
                     + "\(event.id.map { " id \($0)" } ?? "")): \(reason); nothing of the batch was recorded")
             }
         }
+        return try recordChecked(events)
+    }
+
+    /// Records events given as SmartStack JSONL v1 text (`Datasets/FORMAT.md`), one event per
+    /// line, in one transaction: what `smartstack_record` does for a host in C. Blank text
+    /// records nothing; a bad line records nothing and throws its error, named `<events>:LINE:COLUMN`.
+    ///
+    /// ```swift
+    /// let line = #"{"time":"2026-03-02T08:06:00-05:00","type":"app_launch","user":"me","app":"com.x"}"#
+    /// try engine.record(jsonl: Array(line.utf8))   // AppendResult(inserted: 1, duplicates: 0)
+    /// ```
+    /// - Throws: `JSONLError` for the first bad line, else as ``record(_:)-([Event])``.
+    /// - Complexity: O(n) in the length of the text, plus the append's.
+    @discardableResult
+    public func record(jsonl bytes: [UInt8]) throws -> AppendResult {
+        try checkNotClosed()
+        guard bytes.contains(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A) }) else {
+            return AppendResult(inserted: 0, duplicates: 0)
+        }
+        var reader = JSONLReader(bytes: bytes, name: Self.batchName)
+        var events: [Event] = []
+        while let event = try reader.next() { events.append(event) }
+        return try recordChecked(events)
+    }
+
+    /// How JSONL text given to ``record(jsonl:)`` is named in its errors (`<events>:3:29: ...`).
+    package static let batchName = "<events>"
+
+    /// ``record(_:)-([Event])`` for events already checked (read from JSONL, which checks them).
+    private func recordChecked(_ events: [Event]) throws -> AppendResult {
         var pending: [Event]? = events
         return try record(batches: {
             defer { pending = nil }
@@ -283,6 +313,8 @@ public final class Engine: Sendable {
         try checkNotClosed()
         guard !stack.isEmpty else { throw EngineError(.invalidConfiguration, "stack id is empty") }
         guard !user.isEmpty else { throw EngineError(.invalidConfiguration, "user is empty") }
+        try Self.checkName(user, "user")
+        try Self.checkName(stack, "stack")
         var seen: Set<String> = []
         for widget in widgets {
             guard !widget.id.isEmpty else { throw EngineError(.invalidConfiguration, "stack '\(stack)': a widget id is empty") }
@@ -352,9 +384,20 @@ public final class Engine: Sendable {
     /// them: the engine is open, the names are not empty, the instant is supported.
     private func answerArguments(stack: String, user: String, at time: EventTime) throws -> EventTime {
         try checkNotClosed()
-        guard !stack.isEmpty else { throw EngineError(.invalidArgument, "stack is empty") }
-        guard !user.isEmpty else { throw EngineError(.invalidArgument, "user is empty") }
+        try Self.checkName(stack, "stack")
+        try Self.checkName(user, "user")
         return try time.supported("at")
+    }
+
+    /// A name given as an argument (not inside an event) is one every door can pass: not empty,
+    /// and without a NUL character, which ends a C string (the C API and its bindings could never
+    /// ask about it; `docs/contract.md`).
+    static func checkName(_ name: String, _ argument: String) throws(EngineError) {
+        guard !name.isEmpty else { throw EngineError(.invalidArgument, "\(argument) is empty") }
+        if let nul = name.utf8.firstIndex(of: 0) {
+            throw EngineError(.invalidArgument, "\(argument) contains a NUL character at index "
+                + "\(name.utf8.distance(from: name.utf8.startIndex, to: nul)), which a C string cannot carry")
+        }
     }
 
     /// Throws ``EngineError`` of kind `closed` once ``close()`` succeeded.
@@ -472,7 +515,9 @@ public final class Engine: Sendable {
     /// - Throws: ``StoreError`` or ``EngineError`` when closed.
     @discardableResult
     public func erase(user: String) throws -> Int {
-        try writer.withLock { w throws -> Int in
+        try checkNotClosed()
+        try Self.checkName(user, "user")
+        return try writer.withLock { w throws -> Int in
             try Self.checkOpen(w)
             let deleted = try store.erase(user: user)
             dropSlot(of: user)
@@ -494,7 +539,9 @@ public final class Engine: Sendable {
     /// - Complexity: that of ``EventStore/erase(app:)``.
     @discardableResult
     public func erase(app: String) throws -> AppErasure {
-        try writer.withLock { w throws -> AppErasure in
+        try checkNotClosed()
+        try Self.checkName(app, "app")
+        return try writer.withLock { w throws -> AppErasure in
             try Self.checkOpen(w)
             let erasure = try store.erase(app: app)
             for user in erasure.affectedUsers { dropSlot(of: user) }

@@ -6,13 +6,13 @@ extension Event {
     /// field, as the reader's messages do.
     ///
     /// ```swift
-    /// Event(time: t, user: "", payload: .screenOn).formatViolation   // "field 'user' must not be empty"
+    /// Event(time: t, user: "", payload: .screenOn).formatViolation   // "field 'user': must not be empty (omit the field instead)"
     /// ```
     /// - Complexity: O(strings' lengths) only for events near the 1 MiB line limit, O(widgets) otherwise.
     package var formatViolation: String? {
         if let reason = time.unsupportedReason(name: "field 'time': the time") { return reason }
-        if user.isEmpty { return "field 'user' must not be empty" }
-        if let id, id.isEmpty { return "field 'id' must not be empty (omit it instead)" }
+        if user.isEmpty { return "field 'user': must not be empty (omit the field instead)" }
+        if let id, id.isEmpty { return "field 'id': must not be empty (omit the field instead)" }
         if let reason = payload.formatViolation { return reason }
         if let reason = lineLengthViolation { return reason }
         return nil
@@ -40,15 +40,16 @@ extension Event {
 extension EventPayload {
     /// Why the format would refuse these fields, `nil` when it accepts them.
     var formatViolation: String? {
-        func empty(_ field: String) -> String { "field '\(field)' must not be empty" }
+        func empty(_ field: String) -> String { "field '\(field)': must not be empty" }
+        func omit(_ field: String) -> String { "field '\(field)': must not be empty (omit the field instead)" }
         switch self {
         case .stackConfig(let stack, let widgets):
             if stack.isEmpty { return empty("stack") }
             var seen: Set<String> = []
             for (i, widget) in widgets.enumerated() {
-                if widget.id.isEmpty { return "widgets[\(i)]: \(empty("id"))" }
-                if let app = widget.app, app.isEmpty { return "widgets[\(i)]: field 'app' must not be empty (omit it instead)" }
-                if !seen.insert(widget.id).inserted { return "widgets[\(i)]: widget id '\(widget.id)' is listed twice" }
+                if widget.id.isEmpty { return empty("widgets[\(i)].id") }
+                if let app = widget.app, app.isEmpty { return omit("widgets[\(i)].app") }
+                if !seen.insert(widget.id).inserted { return "field 'widgets[\(i)].id': widget '\(widget.id)' appears twice in the stack" }
             }
         case .appLaunch(let app):
             if app.isEmpty { return empty("app") }
@@ -58,10 +59,10 @@ extension EventPayload {
             if let propensity, !(propensity > 0 && propensity <= 1) {
                 return "field 'propensity': must be in (0, 1] (a probability), found \(propensity)"
             }
-            if let policy, policy.isEmpty { return "field 'policy' must not be empty (omit it instead)" }
+            if let policy, policy.isEmpty { return omit("policy") }
         case .widgetTap(let widget, let stack):
             if widget.isEmpty { return empty("widget") }
-            if let stack, stack.isEmpty { return "field 'stack' must not be empty (omit it instead)" }
+            if let stack, stack.isEmpty { return omit("stack") }
         case .widgetSwipe(let stack, let from, let to):
             if stack.isEmpty { return empty("stack") }
             if from.isEmpty { return empty("from") }

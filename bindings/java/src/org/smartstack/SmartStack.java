@@ -118,7 +118,7 @@ public final class SmartStack implements AutoCloseable {
         byte[][] appBytes = apps == null ? null : new byte[apps.length][];
         for (int i = 0; i < widgetIds.length; i++) {
             ids[i] = utf8(widgetIds[i], "widget_ids[" + i + "]");
-            if (appBytes != null) appBytes[i] = utf8(apps[i], "widget_apps[" + i + "]");
+            if (appBytes != null && apps[i] != null) appBytes[i] = utf8(apps[i], "widget_apps[" + i + "]");   // null: no app
         }
         configure(handle, userBytes, stackBytes, ids, appBytes, nanos(at), offset(at));
     }
