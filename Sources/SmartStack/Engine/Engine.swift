@@ -163,7 +163,7 @@ public final class Engine: Sendable {
     /// let line = #"{"time":"2026-03-02T08:06:00-05:00","type":"app_launch","user":"me","app":"com.x"}"#
     /// try engine.record(jsonl: Array(line.utf8))   // AppendResult(inserted: 1, duplicates: 0)
     /// ```
-    /// - Throws: `JSONLError` for the first bad line, else as ``record(_:)-([Event])``.
+    /// - Throws: `JSONLError` for the first bad line, else as `record(_:)` of `[Event]`.
     /// - Complexity: O(n) in the length of the text, plus the append's.
     @discardableResult
     public func record(jsonl bytes: [UInt8]) throws -> AppendResult {
@@ -180,7 +180,7 @@ public final class Engine: Sendable {
     /// How JSONL text given to ``record(jsonl:)`` is named in its errors (`<events>:3:29: ...`).
     package static let batchName = "<events>"
 
-    /// ``record(_:)-([Event])`` for events already checked (read from JSONL, which checks them).
+    /// `record(_:)` of `[Event]` for events already checked (read from JSONL, which checks them).
     private func recordChecked(_ events: [Event]) throws -> AppendResult {
         var pending: [Event]? = events
         return try record(batches: {

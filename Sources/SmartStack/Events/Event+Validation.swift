@@ -1,6 +1,6 @@
 /// The rules of the JSONL v1 format (`Datasets/FORMAT.md`) applied to an event built in code, so
 /// that the Swift door stores exactly what a JSONL line could carry: what the reader refuses in a
-/// line, ``Engine/record(_:)-(Event)`` refuses in an `Event` (`docs/contract.md`).
+/// line, ``Engine/record(_:)`` refuses in an `Event` (`docs/contract.md`).
 extension Event {
     /// Why the format would refuse this event, `nil` when it accepts it: a sentence naming the
     /// field, as the reader's messages do.
