@@ -82,10 +82,11 @@ class ArgumentTypeError(SmartStackError, TypeError):
 
 class InvalidArgumentError(SmartStackError, ValueError):
     """An argument of the right type the library refuses, checked before calling it because
-    ctypes could not pass it faithfully: an instant outside the years 1678...2261 (an int64 of
-    nanoseconds would wrap), a UTC offset that is not whole minutes, a NUL in a name, a seed
-    outside 0...2**64-1 (status INVALID_ARGUMENT); or an event value JSON cannot carry, such as
-    a NaN (status INVALID_EVENT)."""
+    ctypes could not pass it faithfully or because it comes before an argument that is: an
+    instant outside the years 1678...2261 (an int64 of nanoseconds would wrap), a UTC offset that
+    is not whole minutes, a NUL in a name, a seed outside 0...2**64-1 (status INVALID_ARGUMENT);
+    a name holding a lone surrogate (status INVALID_UTF8, in the library's words); an event
+    value JSON cannot carry, such as a NaN (status INVALID_EVENT)."""
 
 
 @dataclass
@@ -380,7 +381,14 @@ def _text(value: str, name: str) -> bytes:
     if "\0" in value:
         raise InvalidArgumentError(Status.INVALID_ARGUMENT, f"{name} contains a NUL character at index "
                                    f"{value.index(chr(0))}, which a C string cannot carry")
-    encoded = _utf8(value)
+    try:
+        encoded = value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        # A lone surrogate: refused here, in the order of the arguments, with the library's words
+        # for the bytes it stands for (docs/contract.md: names are checked before the instant).
+        offset = len(value[:error.start].encode("utf-8", "surrogatepass"))
+        byte = value[error.start].encode("utf-8", "surrogatepass")[0]
+        raise InvalidArgumentError(Status.INVALID_UTF8, f"{name} is not valid UTF-8: byte 0x{byte:02X} at offset {offset}") from None
     if len(_encoded) < 1024:  # the few stacks and users a host names again and again
         _encoded[value] = encoded
     return encoded

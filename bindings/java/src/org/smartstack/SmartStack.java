@@ -187,10 +187,10 @@ public final class SmartStack implements AutoCloseable {
     }
 
     /**
-     * The bytes of a name for the library, or its refusal: null is {@link Status#NULL_ARGUMENT}, a
-     * NUL character (a C string ends there) {@link Status#INVALID_ARGUMENT}. An unpaired surrogate
-     * is passed as the three bytes it stands for (as Python's "surrogatepass"), invalid UTF-8 the
-     * library refuses as {@link Status#INVALID_UTF8} naming the byte, as for a host in C.
+     * The bytes of a name for the library, or its refusal, in the order of the arguments as the C
+     * API checks them: null is {@link Status#NULL_ARGUMENT}, a NUL character (a C string ends there)
+     * {@link Status#INVALID_ARGUMENT}, an unpaired surrogate {@link Status#INVALID_UTF8} in the
+     * library's words for the three bytes it stands for ("byte 0xED at offset 4").
      */
     private static byte[] utf8(String text, String name) throws SmartStackException {
         if (text == null) throw new SmartStackException(Status.NULL_ARGUMENT, name + " is NULL (null given; a String is required)");
@@ -199,7 +199,17 @@ public final class SmartStack implements AutoCloseable {
             throw new SmartStackException(Status.INVALID_ARGUMENT,
                 name + " contains a NUL character at index " + nul + ", which a C string cannot carry");
         }
-        return bytes(text);
+        byte[] bytes = bytes(text);
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                int offset = text.substring(0, i).getBytes(StandardCharsets.UTF_8).length;
+                throw new SmartStackException(Status.INVALID_UTF8, name + " is not valid UTF-8: byte 0xED at offset " + offset);
+            }
+        }
+        return bytes;
     }
 
     /** UTF-8, with each unpaired surrogate as its own three bytes (never replaced by '?'). */
