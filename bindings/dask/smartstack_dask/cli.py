@@ -68,6 +68,22 @@ def split_arguments(argv: list[str]) -> tuple[list[str], list[str]]:
     return own, passed
 
 
+def close_local_cluster(cluster, timeout: float = 30.0) -> None:
+    """Closes a LocalCluster workers first: each worker process leaves while the scheduler is
+    still there to hear it, then the scheduler goes. Closing the scheduler first (or both at
+    once) leaves a worker's heartbeat in flight to a closed connection, which the worker reports
+    with a traceback ("Failed to communicate with scheduler during heartbeat")."""
+    import time
+
+    try:
+        cluster.scale(0)
+        deadline = time.monotonic() + timeout
+        while cluster.scheduler_info.get("workers") and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        cluster.close(timeout=timeout)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
@@ -103,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     finally:
         if cluster is not None:
-            cluster.close()
+            close_local_cluster(cluster)
     if options.json and result.report_json is not None:
         sys.stdout.write(result.report_json)
     if options.stats:
