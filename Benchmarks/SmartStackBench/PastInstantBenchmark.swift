@@ -52,7 +52,7 @@ func runPastInstantBenchmark(_ arguments: [String]) throws {
               + column(time(pastDecide), 23) + column(String(format: "%.0fx", pastDecide / liveDecide), 8) + String(replayed))
         try engine.close()
     }
-    print("\npast rank: the saved state is older than the middle, so the log before it is replayed from the start")
+    print("\npast rank: the saved state covers events after the middle, so the log before it is replayed from the start")
     print("past decide: always from the start of the user's log (the saved state carries live rotation)")
 }
 

@@ -1,7 +1,7 @@
 /*
  * The conformance scenarios (Conformance/scenarios.jsonl) through the C door: include/smartstack.h
  * called as a host in C calls it (Conformance/README.md). CI runs it against libSmartStackC.so and
- * under AddressSanitizer and LeakSanitizer (.ci/conformance.sh).
+ * under AddressSanitizer and LeakSanitizer (.ci/bindings.sh).
  *
  *     cc -std=c11 -Wall -Wextra -Werror -pedantic -pthread -I include Conformance/c/run_scenarios.c \
  *        -L .build/debug -lSmartStackC -Wl,-rpath,$PWD/.build/debug -o run_scenarios

@@ -4,7 +4,7 @@ import Testing
 /// The conformance scenarios (`Conformance/scenarios.jsonl`) through the C, Python and Java doors,
 /// each with its own runner (`Conformance/c`, `Conformance/python`, `Conformance/java`) against the
 /// library this build made. The Swift and command-line doors run in `SmartStackCLITests`
-/// (`ConformanceTests`); CI also runs the C runner under AddressSanitizer (`.ci/conformance.sh`).
+/// (`ConformanceTests`); CI also runs the C runner under AddressSanitizer (`.ci/bindings.sh`).
 @Suite struct ConformanceDoorTests {
     static let scenarios = Bindings.root.appendingPathComponent("Conformance/scenarios.jsonl").path
 

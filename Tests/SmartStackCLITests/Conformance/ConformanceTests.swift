@@ -6,7 +6,7 @@ import Testing
 /// The conformance scenarios (`Conformance/scenarios.jsonl`) through the Swift door, `Engine`,
 /// and the command-line door (`ConformanceTests+CommandLine.swift`). The C, Python and Java doors
 /// run the same file (`Conformance/c`, `Conformance/python`, `Conformance/java`; `swift test`
-/// runs them through `SmartStackCTests`, CI through `.ci/conformance.sh`).
+/// runs them through `SmartStackCTests`, CI also through `.ci/bindings.sh`).
 @Suite struct ConformanceTests {
     @Test func everyScenarioThroughTheSwiftDoor() throws {
         let scenarios = try Conformance.scenarios()
