@@ -1,10 +1,13 @@
 /*
  * smartstack.h: the C interface of the SmartStack relevance engine (libSmartStackC).
  *
- * This header is the contract. The Swift implementation (Sources/SmartStackC) is compiled against
- * it with `@c @implementation`, so the compiler rejects any function whose Swift signature differs
- * from its declaration here, and the C API tests check that the library exports exactly the
- * functions declared here.
+ * This header is the contract of the C door. The Swift implementation (Sources/SmartStackC) is
+ * compiled against it with `@c @implementation`, so the compiler rejects any function whose Swift
+ * signature differs from its declaration here, and the C API tests check that the library exports
+ * exactly the functions declared here. What every door (Swift, C, Python, Java, the command line)
+ * promises alike — what an answer at an instant sees, the time range, what each error kind means,
+ * idempotent recording, threads, what survives a crash — is docs/contract.md; the scenarios of
+ * Conformance/scenarios.jsonl check it through this header (Conformance/c/run_scenarios.c).
  *
  *     smartstack_engine *engine = NULL;
  *     if (smartstack_open("smartstack.sqlite", NULL, NULL, 0, &engine) != SMARTSTACK_OK) {
@@ -48,11 +51,23 @@
  *    phone at that instant in seconds, east positive (`utc_offset_seconds`, -05:00 is -18000),
  *    which sets local time of day and weekday. The offset is a whole number of minutes within
  *    +-23:59 and the local date lies in the years 1678-2261, as in the JSONL v1 event format;
- *    anything else is SMARTSTACK_ERROR_INVALID_ARGUMENT.
+ *    anything else is SMARTSTACK_ERROR_INVALID_ARGUMENT (never wrapped: those years fit an
+ *    int64_t of nanoseconds; an instant beyond them cannot be written in one).
+ *  - An answer at an instant (smartstack_rank, smartstack_decide) reflects exactly the user's
+ *    events with a time strictly before it, as `smartstack rank --at` and the evaluator's replay.
+ *    A stack is unknown (SMARTSTACK_ERROR_UNKNOWN_STACK) at and before its stack_config's
+ *    instant. An instant at or before an event already recorded for the user is answered from a
+ *    state rebuilt from the log (cost: the user's events before it are replayed) and leaves the
+ *    live rotation state untouched. At screen-on, decide first, then record that instant's events.
+ *  - Checks come in one order, as in every door: the handle, then the arguments in the order of
+ *    the parameters, then the user, then the stack. A name that is empty is
+ *    SMARTSTACK_ERROR_INVALID_ARGUMENT.
  *  - Threads: every function may be called from any thread, concurrently, on the same handle or
  *    different ones (rankings of different users run in parallel; recording is serialised).
  *  - Handles are opaque tokens, never dereferenced: a handle that was closed, closed twice, or
  *    never returned by smartstack_open is SMARTSTACK_ERROR_CLOSED, not a crash.
+ *  - Recording is idempotent for events with an `id` (per user); a batch is all or nothing. A
+ *    smartstack_record that returned OK is committed to the log and survives a crash of the host.
  */
 #ifndef SMARTSTACK_H
 #define SMARTSTACK_H
@@ -77,15 +92,17 @@ typedef enum smartstack_status {
     SMARTSTACK_ERROR_NULL_ARGUMENT = 1,
     /* A string argument is not valid UTF-8 (the message names it and the byte). */
     SMARTSTACK_ERROR_INVALID_UTF8 = 2,
-    /* An argument is out of range: an empty id, a widget listed twice, a UTC offset or instant
-       outside what the event format allows. */
+    /* An argument is out of range: an empty name, a widget listed twice, an empty app, a
+       configuration whose stack_config line would pass 1 MiB, a UTC offset or instant outside
+       what the event format allows. */
     SMARTSTACK_ERROR_INVALID_ARGUMENT = 3,
     /* The handle is closed (or was never opened): smartstack_close was called on it. */
     SMARTSTACK_ERROR_CLOSED = 4,
     /* An event line is not valid JSONL v1; the message reads `<events>:LINE:COLUMN: ...`
        naming the field. Nothing of the batch was recorded. */
     SMARTSTACK_ERROR_INVALID_EVENT = 5,
-    /* The user has no stack of that name at that instant (the message lists the known ones). */
+    /* The user has no stack of that name at that instant: never configured, or configured at or
+       after the instant (the message lists the known ones). */
     SMARTSTACK_ERROR_UNKNOWN_STACK = 6,
     /* No event was ever recorded for the user. */
     SMARTSTACK_ERROR_UNKNOWN_USER = 7,

@@ -7,10 +7,11 @@ let benchmarks: [(name: String, summary: String, run: ([String]) throws -> Void)
     ("engine", "ranking latency, recording rate, cold start and memory (issue 3)", runEngineBenchmark),
     ("replay", "evaluator replay rate, scaling and memory (issue 4)", runReplayBenchmark),
     ("bindings", "the C API against the Swift API: decide latency, JSONL batch recording (issue 15)", runBindingsBenchmark),
+    ("past-instants", "answers at a past instant (rebuilt from the log) against live ones (docs/contract.md)", runPastInstantBenchmark),
 ]
 guard let name = arguments.first, let bench = benchmarks.first(where: { $0.name == name }) else {
     print("USAGE: smartstack-bench <benchmark> [options]\n\nBENCHMARKS:")
-    for b in benchmarks { print("  \(b.name.padding(toLength: 8, withPad: " ", startingAt: 0))\(b.summary)") }
+    for b in benchmarks { print("  \(b.name.padding(toLength: 14, withPad: " ", startingAt: 0))\(b.summary)") }
     exit(arguments.isEmpty ? 0 : 64)
 }
 do {

@@ -41,44 +41,23 @@ enum Arguments {
     }
 
     /// An instant as the header defines it: nanoseconds since the epoch and a UTC offset in
-    /// seconds, both within what the JSONL v1 format can write.
+    /// seconds, both within what the JSONL v1 format can write (the engine's one range,
+    /// `EventTime+Range.swift`), named by the header's argument names.
     static func time(_ unixNanoseconds: Int64, _ utcOffsetSeconds: Int32) throws(CallFailure) -> EventTime {
-        guard utcOffsetSeconds % 60 == 0, abs(utcOffsetSeconds) <= maximumOffset else {
-            throw CallFailure(SMARTSTACK_ERROR_INVALID_ARGUMENT,
-                              "utc_offset_seconds \(utcOffsetSeconds) is not a whole number of minutes within -23:59...+23:59 "
-                                  + "(-\(maximumOffset)...\(maximumOffset))")
+        let time = EventTime(nanosecondsSinceEpoch: unixNanoseconds, utcOffsetSeconds: utcOffsetSeconds)
+        guard time.hasSupportedOffset else {
+            throw CallFailure(SMARTSTACK_ERROR_INVALID_ARGUMENT, "utc_offset_seconds \(utcOffsetSeconds) \(EventTime.offsetRule)")
         }
-        let (local, overflow) = unixNanoseconds.addingReportingOverflow(Int64(utcOffsetSeconds) * 1_000_000_000)
-        guard !overflow, localRange.contains(local) else {
+        guard time.isInSupportedYears else {
             throw CallFailure(SMARTSTACK_ERROR_INVALID_ARGUMENT,
-                              "at_unix_ns \(unixNanoseconds) with utc_offset_seconds \(utcOffsetSeconds) is a local time outside "
-                                  + "the years \(years.lowerBound)...\(years.upperBound) of the event format")
+                              "at_unix_ns \(unixNanoseconds) with utc_offset_seconds \(utcOffsetSeconds) \(EventTime.yearRule)")
         }
-        return EventTime(nanosecondsSinceEpoch: unixNanoseconds, utcOffsetSeconds: utcOffsetSeconds)
+        return time
     }
-
-    /// ±23:59, the largest offset RFC 3339 times in events may carry.
-    private static let maximumOffset: Int32 = 23 * 3600 + 59 * 60
-
-    /// The years of the JSONL v1 format.
-    private static let years = EventTime.supportedYears
-
-    /// Local nanoseconds since 1970 from the first instant of `years` to the last.
-    private static let localRange: ClosedRange<Int64> = {
-        let day: Int64 = 86_400_000_000_000
-        return EventTime.daysFromCivil(year: years.lowerBound, month: 1, day: 1) * day
-            ... EventTime.daysFromCivil(year: years.upperBound + 1, month: 1, day: 1) * day - 1
-    }()
 
     private static func decode(_ pointer: UnsafePointer<CChar>, _ name: String) throws(CallFailure) -> String {
         if let text = String(validatingCString: pointer) { return text }
         let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self), count: strlen(pointer))
-        var parser = Unicode.UTF8.ForwardParser()
-        var iterator = bytes.makeIterator()
-        var offset = 0
-        while case .valid(let scalar) = parser.parseScalar(from: &iterator) { offset += scalar.count }
-        let byte = String(bytes[offset], radix: 16, uppercase: true)
-        throw CallFailure(SMARTSTACK_ERROR_INVALID_UTF8,
-                          "\(name) is not valid UTF-8: byte 0x\(byte.count == 1 ? "0" : "")\(byte) at offset \(offset)")
+        throw CallFailure(SMARTSTACK_ERROR_INVALID_UTF8, "\(name) is not valid UTF-8: \(invalidUTF8(bytes) ?? "an invalid byte")")
     }
 }

@@ -32,7 +32,9 @@ struct CallFailure: Error {
             case .unknownPolicy, .invalidParameter: self.init(SMARTSTACK_ERROR_INVALID_POLICY, error.message)
             case .unknownStack: self.init(SMARTSTACK_ERROR_UNKNOWN_STACK, error.message)
             case .unknownUser: self.init(SMARTSTACK_ERROR_UNKNOWN_USER, error.message)
-            case .invalidConfiguration, .invalidHistory, .invalidPrior: self.init(SMARTSTACK_ERROR_INVALID_ARGUMENT, error.message)
+            case .invalidConfiguration, .invalidArgument, .invalidHistory, .invalidPrior:
+                self.init(SMARTSTACK_ERROR_INVALID_ARGUMENT, error.message)
+            case .invalidEvent: self.init(SMARTSTACK_ERROR_INVALID_EVENT, error.message)
             case .invalidSnapshot: self.init(SMARTSTACK_ERROR_STORAGE, error.message)
             case .closed: self.init(SMARTSTACK_ERROR_CLOSED, error.message)
             }

@@ -21,7 +21,7 @@ import Darwin
 /// earlier piece failed first; nothing is stored then.
 enum EventBatch {
     /// Name of the batch in error messages (`<events>:3:29: ...`).
-    static let name = "<events>"
+    static let name = Engine.batchName
 
     /// Batches smaller than this are parsed on the calling thread alone, before being stored.
     static let pipelineThreshold = 128 * 1024
@@ -35,7 +35,7 @@ enum EventBatch {
     static func record(_ bytes: UnsafeRawBufferPointer, with engine: Engine) throws -> AppendResult {
         guard !isBlank(bytes[...]) else { return AppendResult(inserted: 0, duplicates: 0) }
         guard bytes.count >= pipelineThreshold, sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 else {
-            return try engine.record(try parse(Array(bytes)).events)
+            return try engine.record(jsonl: Array(bytes))
         }
         let pieces = Pieces(bytes)
         let group = DispatchGroup()

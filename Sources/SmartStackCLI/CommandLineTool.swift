@@ -1,3 +1,5 @@
+import SmartStack
+
 /// The `smartstack` command line: dispatches to a subcommand, prints help, version and errors,
 /// and turns the outcome into an exit code. It touches no global state, so tests run it in-process.
 ///
@@ -31,6 +33,22 @@ public enum CommandLineTool {
     ///   - output: where to write; help, `--version` and results go to stdout, errors to stderr.
     ///   - subcommands: the subcommands offered (every one by default).
     /// - Returns: 0 on success, 1 when the command failed, 64 when it was not understood.
+    /// Runs with the arguments as the operating system gives them, bytes: one that is not UTF-8
+    /// is a usage error naming it and its first bad byte (as the C API refuses such a name),
+    /// never repaired into U+FFFD and looked up as another name.
+    public static func run(argumentBytes: [[UInt8]], output: CommandOutput,
+                           subcommands: [any SubcommandProtocol.Type] = allSubcommands) -> Int32 {
+        var arguments: [String] = []
+        for (i, bytes) in argumentBytes.enumerated() {
+            guard let text = String(validating: bytes, as: UTF8.self) else {
+                let what = i > 0 && arguments[i - 1].hasPrefix("--") ? "the value of '\(arguments[i - 1])'" : "argument \(i + 1)"
+                return topLevelUsageError("\(what) is not valid UTF-8: \(invalidUTF8(bytes) ?? "an invalid byte")", output: output)
+            }
+            arguments.append(text)
+        }
+        return run(arguments: arguments, output: output, subcommands: subcommands)
+    }
+
     public static func run(arguments: [String], output: CommandOutput,
                            subcommands: [any SubcommandProtocol.Type] = allSubcommands) -> Int32 {
         guard let first = arguments.first else {

@@ -73,7 +73,12 @@ let output = CommandOutput(
     standardErrorIsTerminal: isatty(STDERR_FILENO) == 1)
 output.standardOutputBytes = { standardOutput.append($0) }
 
-var status = CommandLineTool.run(arguments: Array(CommandLine.arguments.dropFirst()), output: output)
+// The arguments as bytes: `CommandLine.arguments` would have replaced bytes that are not UTF-8.
+let argumentBytes = (1..<Int(CommandLine.argc)).map { i -> [UInt8] in
+    Array(UnsafeBufferPointer(start: UnsafeRawPointer(CommandLine.unsafeArgv[i]!).assumingMemoryBound(to: UInt8.self),
+                              count: strlen(CommandLine.unsafeArgv[i]!)))
+}
+var status = CommandLineTool.run(argumentBytes: argumentBytes, output: output)
 standardOutput.flush()
 if let failure = standardOutput.failure {
     // Output that did not reach its destination is a failure, never a silent success.

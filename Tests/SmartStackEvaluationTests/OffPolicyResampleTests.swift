@@ -6,21 +6,27 @@ import SmartStack
 /// once; its replicates stay those of one generator drawing resample after resample.
 @Suite struct OffPolicyResampleTests {
     /// The replicates as one thread drawing every resample in turn computes them, every
-    /// numerator and denominator summed apart.
+    /// numerator and denominator summed apart: each round's terms times the times it was drawn,
+    /// in round order.
     static func reference(_ parts: [(numerator: [Double], denominator: [Double]?)], rounds n: Int, samples: Int,
                           seed: UInt64) -> [[Double]] {
         var generator = SeededGenerator(seed: seed)
         var replicates = [[Double]](repeating: [], count: parts.count)
         for _ in 0..<samples {
-            var num = [Double](repeating: 0, count: parts.count), den = num
-            for _ in 0..<n {
-                let i = generator.index(below: n)
-                for (k, part) in parts.enumerated() {
-                    num[k] += part.numerator[i]
-                    den[k] += part.denominator?[i] ?? 1
-                }
+            var times = [Int](repeating: 0, count: n)
+            for _ in 0..<n { times[generator.index(below: n)] += 1 }
+            var num = [Double](repeating: 0, count: parts.count)
+            for i in 0..<n where times[i] > 0 {
+                for (k, part) in parts.enumerated() { num[k] += Double(times[i]) * part.numerator[i] }
             }
-            for k in parts.indices where den[k] > 0 { replicates[k].append(num[k] / den[k]) }
+            for k in parts.indices {
+                var den = Double(n)
+                if let d = parts[k].denominator {
+                    den = 0
+                    for i in 0..<n where times[i] > 0 { den += Double(times[i]) * d[i] }
+                }
+                if den > 0 { replicates[k].append(num[k] / den) }
+            }
         }
         return replicates
     }

@@ -83,9 +83,6 @@ import SmartStackDatasets
         let cases: [(String, [UInt8])] = [
             ("bad.jsonl", badDeep),
             ("bom-later.jsonl", bomLater),              // a byte order mark only counts on line 1
-            ("empty.jsonl", []),
-            ("blank.jsonl", Array("\n \n\t\n".utf8)),
-            ("one-blank.jsonl", Array("  ".utf8)),
             ("truncated.jsonl", Array(body.dropLast(10))),
             ("long.jsonl", Array(body.prefix(cut)) + long + [0x0A] + body),
             ("cut.jsonl.gz", Array(packed.prefix(packed.count / 2))),
@@ -102,6 +99,26 @@ import SmartStackDatasets
                 continue
             }
             #expect(error == expected, "\(name)")
+        }
+    }
+
+    /// A file without events — empty, or blank lines — is a shard the hash gave no user: it
+    /// delivers no event and no error (docs/contract.md, "Shards and partials"), where reading it
+    /// alone as a dataset says it has none.
+    @Test func aFileWithoutEventsDeliversNone() throws {
+        for (name, bytes) in [("empty.jsonl", [UInt8]()), ("blank.jsonl", Array("\n \n\t\n".utf8)), ("one-blank.jsonl", Array("  ".utf8))] {
+            let path = try Self.temporaryFile(bytes, name)
+            defer { try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent) }
+            guard case .success(let events) = Self.parallel(path) else {
+                Issue.record("\(name) is an error in parallel")
+                continue
+            }
+            #expect(events.isEmpty, "\(name)")
+            guard case .failure(let alone) = Self.alone(path) else {
+                Issue.record("\(name) reads without error alone")
+                continue
+            }
+            #expect(alone.message.contains("no events"), "\(name): \(alone.message)")
         }
     }
 }

@@ -4,7 +4,7 @@ import SmartStack
 struct Script {
     static let offset: Int32 = -4 * 3600
     /// Monday 2013-04-01 00:00 local.
-    static let monday = EventTime(secondsSinceEpoch: 1_364_774_400 + 4 * 3600, utcOffsetSeconds: offset)
+    static let monday = EventTime(nanosecondsSinceEpoch: (1_364_774_400 + 4 * 3600) * 1_000_000_000, utcOffsetSeconds: offset)
 
     var events: [Event] = []
 

@@ -230,7 +230,7 @@ import Testing
         let later = t.adding(seconds: 90.25)
         #expect(later.rfc3339 == "2013-03-27T08:06:30.25-04:00")
         #expect(later.seconds(since: t) == 90.25)
-        #expect(EventTime(secondsSinceEpoch: 1.5, utcOffsetSeconds: 3600).rfc3339 == "1970-01-01T01:00:01.5+01:00")
+        #expect(try EventTime(secondsSinceEpoch: 1.5, utcOffsetSeconds: 3600).rfc3339 == "1970-01-01T01:00:01.5+01:00")
         #expect(t.secondsSinceEpoch == 1_364_385_900)
     }
 }

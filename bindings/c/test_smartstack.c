@@ -397,7 +397,7 @@ static void *decide_until_closed(void *argument) {
     struct closer_worker *w = argument;
     for (int i = 0; i < 100000 && !w->closed_seen; i++) {
         char *json = NULL;
-        smartstack_status status = smartstack_decide(w->engine, "home", "me", T0 + (int64_t)i * MINUTE, EST, 1, &json, NULL);
+        smartstack_status status = smartstack_decide(w->engine, "home", "me", T0 + (int64_t)(i + 1) * MINUTE, EST, 1, &json, NULL);
         smartstack_free(json);
         if (status == SMARTSTACK_ERROR_CLOSED) w->closed_seen = 1;
         else if (status != SMARTSTACK_OK) w->unexpected++;

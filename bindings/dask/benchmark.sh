@@ -40,7 +40,7 @@ if [ ! -s data.jsonl ] && [ ! -d shards ]; then
     timed generate "$bin" generate --persona commuter --days "$days" --users "$users" --seed 7 --out data.jsonl
     case "$policies" in *all*|*oracle*) ;; *) rm -f data.truth.jsonl ;; esac
 fi
-rm -rf single* dask* partials merged ./*.time ./*.load
+rm -rf single* dask* driver* partials merged ./*.time ./*.load ./*.stderr
 if [ -s data.jsonl ]; then
     rm -rf shards
     timed shard "$bin" shard data.jsonl --shards "$shards" --out shards >/dev/null
@@ -49,9 +49,14 @@ fi
 for i in $(seq 1 "$repeat"); do
     timed "single$i" "$bin" evaluate shards/*.jsonl --policies "$policies" --threads 2 --quiet --report "single$i" >/dev/null
     rm -rf partials
+    # The cluster path, always (--local-below 0): shards as Dask tasks, partials, merge.
     PYTHONPATH=$root/bindings/dask timed "dask$i" "$py" -m smartstack_dask evaluate shards/*.jsonl --sharded \
         --scheduler local --workers 2 --threads-per-worker 1 --binary "$bin" --policies "$policies" --no-progress \
-        --report "dask$i" --keep-partials partials --stats dask-stats.json 2>/dev/null
+        --local-below 0 --report "dask$i" --keep-partials partials --stats dask-stats.json 2>"dask$i.stderr"
+    # The driver as a user runs it: below --local-below (default 4 GB) it evaluates in one process.
+    PYTHONPATH=$root/bindings/dask timed "driver$i" "$py" -m smartstack_dask evaluate shards/*.jsonl --sharded \
+        --scheduler local --workers 2 --threads-per-worker 1 --binary "$bin" --policies "$policies" --no-progress \
+        --report "driver$i" 2>"driver$i.stderr"
 done
 timed merge "$bin" merge partials/*.partial --threads 2 --report merged >/dev/null
 if [ -n "${UNSHARDED:-}" ]; then
@@ -73,6 +78,9 @@ def same(a, b):
     for j in (ja, jb):
         j["dataset"]["sources"] = []
         j["dataset"]["name"] = ""
+        j.pop("provenance", None)   # the command and time that made each report
+        # merge says when its partials had no truth file (this benchmark deletes it to spare the disk)
+        j["warnings"] = [w for w in j.get("warnings", []) if "without a truth file" not in w]
     return ja == jb
 files = sorted(os.path.join("shards", f) for f in os.listdir("shards"))
 events = sum(sum(1 for _ in open(f, "rb")) for f in files)
@@ -93,14 +101,20 @@ for i in range(1, repeat + 1):
         f"run {i}: smartstack evaluate --threads 2: {s[0]:7.1f} s wall, {s[1]:8.1f} s CPU, {s[2] / 1024:7.0f} MiB peak (load {load(f'single{i}')})",
         f"run {i}: dask, 2 workers x 1 thread:      {d[0]:7.1f} s wall, {d[1]:8.1f} s CPU of the whole process tree (load {load(f'dask{i}')})",
         f"run {i}:   dask overhead: {100 * (d[0] / s[0] - 1):+.1f}% wall, {100 * (d[1] / s[1] - 1):+.1f}% CPU",
+        f"run {i}: the driver with its defaults:  {t(f'driver{i}')[0]:7.1f} s wall ({'one process, below --local-below' if 'without a cluster' in open(f'driver{i}.stderr').read() else 'a LocalCluster'}): "
+        f"overhead {100 * (t(f'driver{i}')[0] / s[0] - 1):+.1f}% wall",
     ]
 lines += [
     f"  per shard: {min(s['seconds'] for s in stats):.1f}-{max(s['seconds'] for s in stats):.1f} s, "
     f"smartstack peak {max(s['max_rss_kib'] for s in stats) / 1024:.0f} MiB (largest shard), "
     f"partials {partial / 1e6:.1f} MB in all ({partial / users / 1e3:.1f} kB per user)",
     f"smartstack merge alone:          {merge[0]:7.1f} s wall, {merge[1]:8.1f} s CPU, {merge[2] / 1024:7.0f} MiB peak (load {load('merge')})",
+    f"  merge of the {len(stats)} partials / evaluate: {100 * merge[0] / single[0]:.1f}% wall, {100 * merge[1] / single[1]:.1f}% CPU "
+    f"(the shards' own evaluate --partial: {sum(s['seconds'] for s in stats):.1f} s in all)",
+    f"worker shutdown tracebacks on the driver's stderr: "
+    f"{sum(open(f'dask{i}.stderr').read().count('Traceback') for i in range(1, repeat + 1))}",
     f"per user: {single[1] / users * 1e3:.1f} ms CPU (evaluate), {events / users:.0f} events",
-    f"reports identical to the single run: {all(same('single1', f'{k}{i}') for k in ('single', 'dask') for i in range(1, repeat + 1)) and same('single1', 'merged')}",
+    f"reports identical to the single run: {all(same('single1', f'{k}{i}') for k in ('single', 'dask', 'driver') for i in range(1, repeat + 1)) and same('single1', 'merged')}",
 ]
 if unsharded:
     lines.append(f"dask from the unsharded file:    {unsharded[0]:7.1f} s wall (overhead {100 * (unsharded[0] / single[0] - 1):+.1f}% incl. sharding), "

@@ -33,6 +33,18 @@ extension Engine {
     /// Runs `body` on `user`'s loaded engine under the user's lock.
     func withUserEngine<T: Sendable>(_ user: String, changesState: Bool,
                                      _ body: (UserEngine) throws -> T) throws -> T {
+        guard let value = try withLiveUserEngine(user, at: nil, changesState: changesState, body) else {
+            preconditionFailure("an answer without an instant is always live")
+        }
+        return value
+    }
+
+    /// Runs `body` on `user`'s loaded engine under the user's lock when that engine can answer
+    /// at `time`: it has learned no event at or after `time` (`time` nil: always). Returns `nil`
+    /// otherwise, without running `body` or changing anything: the answer at `time` must then
+    /// come from the log (``history(user:before:fromSnapshot:)``).
+    func withLiveUserEngine<T: Sendable>(_ user: String, at time: EventTime?, changesState: Bool,
+                                         _ body: (UserEngine) throws -> T) throws -> T? {
         while true {
             let slot: UserSlot
             if let loaded = slots.withLock({ $0[user] }) {
@@ -47,6 +59,7 @@ extension Engine {
                 guard !s.isClosed else { throw Self.closedError }
                 guard let engine = s.engine else { return .retry }
                 if s.appliedThrough == 0 { return .unknownUser }
+                if let time, s.newest >= time.nanosecondsSinceEpoch { return .past }
                 if changesState { s.isDirty = true; s.generation += 1 }
                 return .done(try body(engine))
             }
@@ -54,11 +67,12 @@ extension Engine {
             case .done(let value): return value
             case .retry: continue
             case .unknownUser: throw try unknownUserError(user)
+            case .past: return nil
             }
         }
     }
 
-    enum Outcome<T: Sendable>: Sendable { case done(T), retry, unknownUser }
+    enum Outcome<T: Sendable>: Sendable { case done(T), retry, unknownUser, past }
 
     /// "unknown user 'x' (known: a, b, ...)", listing at most 10 users.
     func unknownUserError(_ user: String) throws -> EngineError {
@@ -97,6 +111,8 @@ extension Engine {
             through = sequence
             replayed += 1
         }
+        // Every stored event of the user is now learned, those of the saved state included.
+        let newest = try store.newestInstant(user: user) ?? .min
         var repaired = false
         if rebuilt {
             // Replace the unusable snapshot at once, so the notice is given once (best effort:
@@ -113,7 +129,7 @@ extension Engine {
             }
         }
         let slot = UserSlot(UserSlotState(engine: engine, appliedThrough: through, unsaved: repaired ? 0 : replayed,
-                                          isDirty: !repaired && (replayed > 0 || rebuilt)))
+                                          isDirty: !repaired && (replayed > 0 || rebuilt), newest: newest))
         w.expectedNext = max(w.expectedNext, last + 1)
         slots.withLock { $0[user] = slot }
         return slot
@@ -127,12 +143,15 @@ extension Engine {
             guard let engine = s.engine else { return nil }
             var through = s.appliedThrough
             var replayed = 0
+            var newest = s.newest
             try store.forEachInArrivalOrder(user: engine.user, afterSequence: through) { sequence, event in
                 engine.record(event)
                 through = sequence
                 replayed += 1
+                newest = max(newest, event.time.nanosecondsSinceEpoch)
             }
             s.appliedThrough = through
+            s.newest = newest
             s.unsaved += replayed
             if replayed > 0 { s.isDirty = true }
             return replayed > 0 ? s.saveRequest() : nil
@@ -184,6 +203,9 @@ struct UserSlotState {
     var unsaved: Int
     /// Whether anything changed since the last save (events or rotation decisions).
     var isDirty: Bool
+    /// The latest instant (nanoseconds since 1970) of an event the engine learned (`Int64.min`:
+    /// none). An answer at an instant not after it cannot come from this state.
+    var newest: Int64
     /// Bumped by each rotation decision, so a decision made while a snapshot is being written
     /// is not marked saved by that older write.
     var generation = 0

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The host-facing relevance engine: a durable event log plus each user's learned state, safe
 /// to use from many threads and tasks at once.
 ///
@@ -19,6 +21,19 @@
 /// order). A user's state therefore always equals a replay of that user's log in sequence
 /// order. Late events (older than the newest seen) are accepted; see ``UserEngine`` for how the
 /// model counts them.
+///
+/// ## Instants
+/// An answer at `t` (``ranking(stack:user:at:explained:)``, ``decide(stack:user:at:explained:)``)
+/// reflects exactly the user's events with a time strictly before `t`, as `smartstack rank --at`
+/// and the evaluator's replay answer (`docs/contract.md`). When the user's loaded state has
+/// learned an event at or after `t` (a past instant, or an event recorded at `t` before asking
+/// at `t`), the answer comes from a state rebuilt from the log before `t` (``ranking(stack:user:before:)``:
+/// the saved state when it covers only earlier events, plus the events after it), which costs
+/// O(events replayed) and leaves the live state, rotation included, untouched. Decide first,
+/// then record what happened at that instant, as the replay does, and every answer is live.
+/// Instants and offsets outside what the event format can write are refused (``EngineError``
+/// of kind ``EngineError/Kind/invalidArgument``), as are events the format would refuse
+/// (kind ``EngineError/Kind/invalidEvent``).
 ///
 /// ## State
 /// Each user's state is saved in the database (table `engine_state`) under a key naming the
@@ -58,6 +73,8 @@ public final class Engine: Sendable {
     // (`Engine+Slots.swift`).
     let writer: EngineLock<WriterState>
     let slots = EngineLock<[String: UserSlot]>([:])
+    /// Set once ``close()`` succeeds: every call checks it first, before its arguments.
+    private let isClosed = Atomic<Bool>(false)
     private let noticeLog = EngineLock<[String]>([])
     private let noticeHandler: (@Sendable (String) -> Void)?
 
@@ -132,10 +149,49 @@ public final class Engine: Sendable {
 
     /// Records events in one transaction (all or nothing) and updates their users' states with
     /// exactly the events stored, in order.
-    /// - Throws: ``StoreError`` (nothing stored, state unchanged) or ``EngineError`` when closed.
+    /// - Throws: ``EngineError`` of kind ``EngineError/Kind/invalidEvent`` for an event the JSONL
+    ///   v1 format would refuse (an instant outside 1678...2261, an empty user, a NaN number...),
+    ///   ``StoreError`` (nothing stored, state unchanged) or ``EngineError`` when closed.
     /// - Complexity: O(n) amortised for n events, plus the append's O(n log N).
     @discardableResult
     public func record(_ events: [Event]) throws -> AppendResult {
+        try checkNotClosed()
+        for (i, event) in events.enumerated() {
+            if let reason = event.formatViolation {
+                throw EngineError(.invalidEvent, "event \(i + 1) of the batch (\(event.type.rawValue)"
+                    + "\(event.id.map { " id \($0)" } ?? "")): \(reason); nothing of the batch was recorded")
+            }
+        }
+        return try recordChecked(events)
+    }
+
+    /// Records events given as SmartStack JSONL v1 text (`Datasets/FORMAT.md`), one event per
+    /// line, in one transaction: what `smartstack_record` does for a host in C. Blank text
+    /// records nothing; a bad line records nothing and throws its error, named `<events>:LINE:COLUMN`.
+    ///
+    /// ```swift
+    /// let line = #"{"time":"2026-03-02T08:06:00-05:00","type":"app_launch","user":"me","app":"com.x"}"#
+    /// try engine.record(jsonl: Array(line.utf8))   // AppendResult(inserted: 1, duplicates: 0)
+    /// ```
+    /// - Throws: `JSONLError` for the first bad line, else as `record(_:)` of `[Event]`.
+    /// - Complexity: O(n) in the length of the text, plus the append's.
+    @discardableResult
+    public func record(jsonl bytes: [UInt8]) throws -> AppendResult {
+        try checkNotClosed()
+        guard bytes.contains(where: { !($0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A) }) else {
+            return AppendResult(inserted: 0, duplicates: 0)
+        }
+        var reader = JSONLReader(bytes: bytes, name: Self.batchName)
+        var events: [Event] = []
+        while let event = try reader.next() { events.append(event) }
+        return try recordChecked(events)
+    }
+
+    /// How JSONL text given to ``record(jsonl:)`` is named in its errors (`<events>:3:29: ...`).
+    package static let batchName = "<events>"
+
+    /// `record(_:)` of `[Event]` for events already checked (read from JSONL, which checks them).
+    private func recordChecked(_ events: [Event]) throws -> AppendResult {
         var pending: [Event]? = events
         return try record(batches: {
             defer { pending = nil }
@@ -223,6 +279,7 @@ public final class Engine: Sendable {
                                 } else {
                                     for k in range { engine.record(events[k]) }
                                 }
+                                for k in range { s.newest = max(s.newest, events[k].time.nanosecondsSinceEpoch) }
                                 s.appliedThrough = last
                                 s.unsaved += range.count
                                 s.isDirty = true
@@ -262,36 +319,53 @@ public final class Engine: Sendable {
     }
 
     /// Configures a stack (records a `stack_config` event): its widgets in the person's order.
-    /// - Throws: ``EngineError`` for an empty stack id, an empty or repeated widget id;
-    ///   ``StoreError`` when the log cannot be written.
+    /// - Throws: ``EngineError`` for an empty stack id, an empty or repeated widget id, an empty
+    ///   app, a configuration whose line would exceed 1 MiB (kind `invalidConfiguration`) or an
+    ///   unsupported instant (kind `invalidArgument`); ``StoreError`` when the log cannot be written.
     public func configure(stack: String, widgets: [WidgetConfig], user: String, at time: EventTime) throws {
+        try checkNotClosed()
         guard !stack.isEmpty else { throw EngineError(.invalidConfiguration, "stack id is empty") }
         guard !user.isEmpty else { throw EngineError(.invalidConfiguration, "user is empty") }
+        try Self.checkName(user, "user")
+        try Self.checkName(stack, "stack")
         var seen: Set<String> = []
         for widget in widgets {
             guard !widget.id.isEmpty else { throw EngineError(.invalidConfiguration, "stack '\(stack)': a widget id is empty") }
             guard seen.insert(widget.id).inserted else {
                 throw EngineError(.invalidConfiguration, "stack '\(stack)': widget '\(widget.id)' is listed twice")
             }
+            if let app = widget.app, app.isEmpty {
+                throw EngineError(.invalidConfiguration, "stack '\(stack)': widget '\(widget.id)' has an empty app (give none instead)")
+            }
         }
-        try record(Event(time: time, user: user, payload: .stackConfig(stack: stack, widgets: widgets)))
+        let event = Event(time: try time.supported("at"), user: user, payload: .stackConfig(stack: stack, widgets: widgets))
+        if let reason = event.formatViolation { throw EngineError(.invalidConfiguration, "stack '\(stack)': \(reason)") }
+        try record(event)
     }
 
     // MARK: Answering
 
-    /// The ranking of `stack` for `user` at `time`, from everything recorded so far.
+    /// The ranking of `stack` for `user` at `time`: from the user's events strictly before
+    /// `time` (see "Instants" above).
     ///
     /// - Parameter explained: whether each widget carries its reasons (default `true`). Reasons
     ///   are most of a ranking's cost; a host that only needs the order can skip them.
-    /// - Throws: ``EngineError`` for an unknown user or stack (naming the known ones).
+    /// - Throws: ``EngineError`` for an unknown user or stack (naming the known ones; a stack is
+    ///   unknown before the instant of its `stack_config`), an empty name or an unsupported instant.
     /// - Complexity: O(widgets of the stack) once the user is loaded; the first use of a user
-    ///   loads their saved state and replays the events stored after it.
+    ///   loads their saved state and replays the events stored after it; a past instant replays
+    ///   the user's log before it.
     public func ranking(stack: String, user: String, at time: EventTime, explained: Bool = true) throws -> Ranking {
-        try withUserEngine(user, changesState: false) { engine throws -> Ranking in
+        let time = try answerArguments(stack: stack, user: user, at: time)
+        let live = try withLiveUserEngine(user, at: time, changesState: false) { engine throws -> Ranking in
             engine.explainsRankings = explained
             defer { engine.explainsRankings = true }
             return try engine.ranking(stack: stack, at: time)
         }
+        if let live { return live }
+        let past = try history(user: user, before: time).engine
+        past.explainsRankings = explained
+        return try past.ranking(stack: stack, at: time)
     }
 
     /// Applies the rotation policy to `stack` at a decision point (e.g. screen on) and returns
@@ -300,21 +374,55 @@ public final class Engine: Sendable {
     /// - Parameter explained: whether each widget of the decision's ranking carries its reasons
     ///   (default `true`). The decision is the same either way; a launcher that only shows the
     ///   order skips most of the cost.
-    /// - Throws: ``EngineError`` for an unknown user or stack.
+    /// - Throws: ``EngineError`` for an unknown user or stack, an empty name or an unsupported instant.
     /// - Complexity: O(widgets · stacks) once the user is loaded, plus O(widgets · reasons) when
-    ///   explaining.
+    ///   explaining; a past instant replays the user's log before it and leaves the rotation
+    ///   state as it was.
     public func decide(stack: String, user: String, at time: EventTime, explained: Bool = true) throws -> RotationDecision {
-        try withUserEngine(user, changesState: true) { engine throws -> RotationDecision in
+        let time = try answerArguments(stack: stack, user: user, at: time)
+        let live = try withLiveUserEngine(user, at: time, changesState: true) { engine throws -> RotationDecision in
             engine.explainsRankings = explained
             defer { engine.explainsRankings = true }
             return try engine.decide(stack: stack, at: time)
         }
+        if let live { return live }
+        // A past instant: decided on a state rebuilt from the log before it, whose rotation
+        // starts afresh; the live rotation state is not touched.
+        let past = try history(user: user, before: time, fromSnapshot: false).engine
+        past.explainsRankings = explained
+        return try past.decide(stack: stack, at: time)
+    }
+
+    /// The checks every answer makes before looking at the user, in the order every door makes
+    /// them: the engine is open, the names are not empty, the instant is supported.
+    private func answerArguments(stack: String, user: String, at time: EventTime) throws -> EventTime {
+        try checkNotClosed()
+        try Self.checkName(stack, "stack")
+        try Self.checkName(user, "user")
+        return try time.supported("at")
+    }
+
+    /// A name given as an argument (not inside an event) is one every door can pass: not empty,
+    /// and without a NUL character, which ends a C string (the C API and its bindings could never
+    /// ask about it; `docs/contract.md`).
+    static func checkName(_ name: String, _ argument: String) throws(EngineError) {
+        guard !name.isEmpty else { throw EngineError(.invalidArgument, "\(argument) is empty") }
+        if let nul = name.utf8.firstIndex(of: 0) {
+            throw EngineError(.invalidArgument, "\(argument) contains a NUL character at index "
+                + "\(name.utf8.distance(from: name.utf8.startIndex, to: nul)), which a C string cannot carry")
+        }
+    }
+
+    /// Throws ``EngineError`` of kind `closed` once ``close()`` succeeded.
+    func checkNotClosed() throws(EngineError) {
+        if isClosed.load(ordering: .acquiring) { throw Self.closedError }
     }
 
     /// The stacks `user` configured and their widgets.
     /// - Throws: ``EngineError`` for an unknown user.
     public func stacks(user: String) throws -> [String: [WidgetConfig]] {
-        try withUserEngine(user, changesState: false) { $0.stacks }
+        try checkNotClosed()
+        return try withUserEngine(user, changesState: false) { $0.stacks }
     }
 
     // MARK: Saving
@@ -358,6 +466,7 @@ public final class Engine: Sendable {
                 throw error
             }
             w.isClosed = true
+            isClosed.store(true, ordering: .releasing)
         }
     }
 
@@ -419,7 +528,9 @@ public final class Engine: Sendable {
     /// - Throws: ``StoreError`` or ``EngineError`` when closed.
     @discardableResult
     public func erase(user: String) throws -> Int {
-        try writer.withLock { w throws -> Int in
+        try checkNotClosed()
+        try Self.checkName(user, "user")
+        return try writer.withLock { w throws -> Int in
             try Self.checkOpen(w)
             let deleted = try store.erase(user: user)
             dropSlot(of: user)
@@ -441,7 +552,9 @@ public final class Engine: Sendable {
     /// - Complexity: that of ``EventStore/erase(app:)``.
     @discardableResult
     public func erase(app: String) throws -> AppErasure {
-        try writer.withLock { w throws -> AppErasure in
+        try checkNotClosed()
+        try Self.checkName(app, "app")
+        return try writer.withLock { w throws -> AppErasure in
             try Self.checkOpen(w)
             let erasure = try store.erase(app: app)
             for user in erasure.affectedUsers { dropSlot(of: user) }

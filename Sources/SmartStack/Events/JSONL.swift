@@ -24,6 +24,17 @@ public struct JSONLError: Error, Sendable, Hashable, CustomStringConvertible {
         self.file = file; self.line = line; self.column = column; self.field = field; self.message = message
     }
 
+    /// Whether the input holds no event at all (empty, or only blank lines): what a caller for
+    /// whom no events is a valid answer (`smartstack ingest`, a shard's `evaluate --partial`)
+    /// treats as such, while a reader of one file reports it.
+    public var isEmptyInput: Bool {
+        line == 1 && column == 1 && field == nil && (message == Self.emptyInput || message.hasPrefix(Self.blankInput))
+    }
+
+    /// The message of an empty input, and the start of that of an input of blank lines.
+    static let emptyInput = "file is empty: no events"
+    static let blankInput = "file has no events: "
+
     /// `path:line:column: message`, or `path: message` for a whole-file problem (line 0).
     public var description: String {
         line > 0 ? "\(file):\(line):\(column): \(message)" : "\(file): \(message)"

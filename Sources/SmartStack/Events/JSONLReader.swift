@@ -57,8 +57,8 @@ public struct JSONLReader {
             case .end:
                 isFinished = true
                 if !hasContent {
-                    let message = line == 0 ? "file is empty: no events"
-                        : "file has no events: \(line == 1 ? "its only line is" : "all \(line) lines are") blank"
+                    let message = line == 0 ? JSONLError.emptyInput
+                        : "\(JSONLError.blankInput)\(line == 1 ? "its only line is" : "all \(line) lines are") blank"
                     throw JSONLError(file: name, line: 1, column: 1, field: nil, message: message)
                 }
                 return nil

@@ -3,7 +3,10 @@
 enum ReasonText {
     /// `HH:MM` of an instant in a given UTC offset.
     static func clock(_ ts: Double, offset: Int32) -> String {
-        clock(secondOfDay: EventTime(secondsSinceEpoch: ts, utcOffsetSeconds: offset).localSecondsOfDay)
+        // Instants a reason names are those of recorded events: finite and within Int64 nanoseconds.
+        let nanoseconds = (ts * 1_000_000_000).rounded()
+        guard nanoseconds.magnitude < 9.2e18 else { return "--:--" }
+        return clock(secondOfDay: EventTime(nanosecondsSinceEpoch: Int64(nanoseconds), utcOffsetSeconds: offset).localSecondsOfDay)
     }
 
     /// `HH:MM` of a local second of day (wrapping around midnight).

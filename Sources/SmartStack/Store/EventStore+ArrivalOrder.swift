@@ -21,6 +21,15 @@ extension EventStore {
         }
     }
 
+    /// The latest instant (nanoseconds since 1970) of `user`'s events, `nil` when there is none.
+    /// - Complexity: O(log N) (the `(user, time)` index).
+    func newestInstant(user: String) throws -> Int64? {
+        try logRead { db in
+            guard let key = try db.scalar(StoreSchema.findUser, [.text(user)])?.integerValue else { return nil }
+            return try db.scalar("SELECT max(time_ns) FROM events WHERE user_key = ?", [.integer(key)])?.integerValue
+        }
+    }
+
     /// Calls `body` with each event (of `user`, or of everyone) with a sequence number above
     /// `afterSequence` and, if given, a time strictly before `before`, in sequence order.
     ///

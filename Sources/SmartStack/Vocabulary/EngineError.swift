@@ -18,9 +18,16 @@ public struct EngineError: Error, Sendable, Hashable, CustomStringConvertible {
         case unknownStack
         /// No events are recorded for the user.
         case unknownUser
-        /// A stack configuration the engine refuses: an empty stack, user or widget id, or a
-        /// widget listed twice.
+        /// A stack configuration the engine refuses: an empty stack, user or widget id, a
+        /// widget listed twice, or one whose `stack_config` line would exceed the format's 1 MiB.
         case invalidConfiguration
+        /// An argument out of range: an instant outside the years 1678...2261 or a UTC offset
+        /// that is not a whole number of minutes within ±23:59, a number that is not finite, an
+        /// empty stack or user name (`docs/contract.md`).
+        case invalidArgument
+        /// An event the JSONL v1 format would refuse (`Datasets/FORMAT.md`): nothing of the
+        /// batch was recorded.
+        case invalidEvent
         /// Saved state bytes that cannot be restored: unreadable, of another version, user or
         /// policy, or inconsistent.
         case invalidSnapshot

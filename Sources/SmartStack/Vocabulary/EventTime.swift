@@ -22,12 +22,6 @@ public struct EventTime: Sendable, Hashable, Comparable {
         self.utcOffsetSeconds = utcOffsetSeconds
     }
 
-    /// Creates a time from Unix seconds (fractions allowed, rounded to the nearest nanosecond).
-    public init(secondsSinceEpoch: Double, utcOffsetSeconds: Int32) {
-        self.nanosecondsSinceEpoch = Int64((secondsSinceEpoch * 1_000_000_000).rounded())
-        self.utcOffsetSeconds = utcOffsetSeconds
-    }
-
     /// The UTC instant in seconds since the Unix epoch.
     public var secondsSinceEpoch: Double { Double(nanosecondsSinceEpoch) / 1_000_000_000 }
 

@@ -119,6 +119,13 @@ public struct IngestCommand: SubcommandProtocol, Hashable {
         // The first batch is read before the database is opened, so a file that is empty or
         // bad from its first lines never creates it.
         guard let first = try batches.next() else {
+            if batches.isEmptyInput {
+                // No events is a valid batch, as for smartstack_record (docs/contract.md): nothing
+                // to store, and the database is left as it is (not created).
+                output.print("ingested 0 events (0 duplicates skipped): \(input == "-" ? "<stdin>" : input) holds no events; "
+                    + "\(database) was left as it is")
+                return CommandLineTool.exitSuccess
+            }
             // Only reachable with --skip-invalid: every line was invalid.
             throw CommandFailure(noValidEvents(batches.invalidLines))
         }
@@ -191,6 +198,8 @@ public struct IngestCommand: SubcommandProtocol, Hashable {
         var invalidLines = 0
         var lastInvalidLine = -1
         var isFinished = false
+        /// The input held no event at all (empty, or blank lines only).
+        var isEmptyInput = false
 
         init(reader: JSONLReader, skipInvalid: Bool, progress: Progress, output: CommandOutput) {
             self.reader = reader
@@ -209,6 +218,10 @@ public struct IngestCommand: SubcommandProtocol, Hashable {
                 let event: Event?
                 do {
                     event = try reader.next()
+                } catch where error.isEmptyInput {
+                    isEmptyInput = true
+                    isFinished = true
+                    break
                 } catch {
                     // Only a bad line may be skipped: a file that cannot be opened or read (any
                     // more) aborts, and so does a reader stuck on one line, which would loop for ever.

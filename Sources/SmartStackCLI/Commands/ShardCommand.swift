@@ -26,8 +26,10 @@ public struct ShardCommand: SubcommandProtocol, Hashable {
         'smartstack merge'. Events keep their order (a file sorted by user gives shards sorted
         by user). Every line is checked; an invalid one stops the command, naming its file, line
         and column, and leaves no shard file. Shards are written as
-        <dir>/shard-00000-of-0000n.jsonl ..., empty ones too, under temporary names renamed
-        when complete. Memory: the write buffers (at most about 256 MiB) plus 8 bytes per user.
+        <dir>/shard-00000-of-0000n.jsonl ..., empty ones too (a shard the hash gives no user:
+        'evaluate --partial' makes it a partial of no users, which 'merge' merges as nothing),
+        under temporary names renamed when complete. Memory: the write buffers (at most about
+        256 MiB) plus 8 bytes per user.
 
         USAGE: \(usage)
 

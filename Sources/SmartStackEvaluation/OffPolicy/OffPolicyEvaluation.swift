@@ -292,10 +292,13 @@ struct RoundTerms {
     /// estimator); resamples where a ratio estimator is undefined are left out.
     ///
     /// Resample `s` takes draws `s × n ..< (s + 1) × n` of one generator seeded by `seed`, so
-    /// resamples split among threads give the same replicates for any `threads`. Each distinct
-    /// column of terms is summed once per draw (SNIPS's numerator is IPS's, switch-DR's terms are
-    /// DR's when no weight exceeds its threshold, and a mean needs no denominator: n ones sum to
-    /// n exactly).
+    /// resamples split among threads give the same replicates for any `threads`. A resample is
+    /// summed as each round's terms times the number of times it was drawn, in round order: the
+    /// draws only count into a small array, and the terms are then read once, in order, instead
+    /// of at a random place per draw (a table of many rounds does not fit a cache: each random
+    /// read was a miss, and most of a merge's time). Each distinct column of terms is summed
+    /// once per resample (SNIPS's numerator is IPS's, switch-DR's terms are DR's when no weight
+    /// exceeds its threshold, and a mean needs no denominator: n ones sum to n exactly).
     ///
     /// - Complexity: O(samples × n × distinct columns) / threads.
     static func bootstrapReplicates(_ parts: [(numerator: [Double], denominator: [Double]?)], rounds n: Int,
@@ -309,7 +312,7 @@ struct RoundTerms {
         let numerator = parts.map { column($0.numerator) }
         let denominator = parts.map { $0.denominator.map(column) }
         let c = columns.count
-        // Round-major layout so one draw reads one contiguous run of terms.
+        // Round-major layout so one round's terms are one contiguous run.
         var terms = [Double](repeating: 0, count: n * c)
         for (k, column) in columns.enumerated() { for i in 0..<n { terms[i * c + k] = column[i] } }
         columns = []
@@ -322,20 +325,26 @@ struct RoundTerms {
             let lo = samples * chunk / chunks, hi = samples * (chunk + 1) / chunks
             var generator = SeededGenerator(seed: seed).advanced(by: UInt64(lo) &* UInt64(n))
             var sums = [Double](repeating: 0, count: c)
+            var drawn = [UInt32](repeating: 0, count: n)
             var local: [[Double?]] = []
             local.reserveCapacity(hi - lo)
             table.withUnsafeBufferPointer { terms in
-                sums.withUnsafeMutableBufferPointer { acc in
-                    for _ in lo..<hi {
-                        for k in 0..<c { acc[k] = 0 }
-                        for _ in 0..<n {
-                            let base = generator.index(below: n) * c
-                            for k in 0..<c { acc[k] += terms[base + k] }
+                drawn.withUnsafeMutableBufferPointer { drawn in
+                    sums.withUnsafeMutableBufferPointer { acc in
+                        for _ in lo..<hi {
+                            for _ in 0..<n { drawn[generator.index(below: n)] &+= 1 }
+                            for k in 0..<c { acc[k] = 0 }
+                            for i in 0..<n where drawn[i] != 0 {
+                                let times = Double(drawn[i])
+                                drawn[i] = 0
+                                let base = i * c
+                                for k in 0..<c { acc[k] += times * terms[base + k] }
+                            }
+                            local.append((0..<e).map { k in
+                                let den = denominator[k].map { acc[$0] } ?? Double(n)
+                                return den > 0 ? acc[numerator[k]] / den : nil
+                            })
                         }
-                        local.append((0..<e).map { k in
-                            let den = denominator[k].map { acc[$0] } ?? Double(n)
-                            return den > 0 ? acc[numerator[k]] / den : nil
-                        })
                     }
                 }
             }

@@ -12,9 +12,9 @@ import SmartStackDatasets
 ///
 /// Every chunk is parsed by a `JSONLReader` of its own after a leading newline, so its lines
 /// are never taken for the first line of a file (where a byte order mark is dropped: this
-/// reader drops the file's own). The first invalid line, a read failure, or a file without
-/// events stops the parallel read, and the file is read again by one `JSONLReader` to report
-/// exactly the error reading it alone gives.
+/// reader drops the file's own). The first invalid line or a read failure stops the parallel
+/// read, and the file is read again by one `JSONLReader` to report exactly the error reading it
+/// alone gives. A file without events delivers none.
 struct ParallelEventReader {
     /// Parser threads.
     let parsers: Int
@@ -36,12 +36,10 @@ struct ParallelEventReader {
         let pool = ParserPool(threads: max(1, parsers), name: path)
         defer { pool.close() }
         var inFlight: [ParsedChunk] = []   // oldest first
-        var hasEvents = false
         /// Hands over the oldest chunk's events; false when the chunk failed.
         func deliverOldest() throws -> Bool {
             switch inFlight.removeFirst().wait() {
             case .events(var events):
-                hasEvents = true
                 events.reverse()   // popped from the end in file order: moved out, not copied
                 while let e = events.popLast() { try body(e) }
                 return true
@@ -61,7 +59,10 @@ struct ParallelEventReader {
             if inFlight.count >= 2 * max(1, parsers) { failed = try !deliverOldest() }
         }
         while !failed, !inFlight.isEmpty { failed = try !deliverOldest() }
-        if failed || !hasEvents {
+        // A file without events (empty, or blank lines) is read as none: a shard may hold no
+        // user (docs/contract.md, "Shards and partials"); only a whole dataset without events is
+        // refused, by the report.
+        if failed {
             for chunk in inFlight { _ = chunk.wait() }
             try Self.reportError(in: path)
         }

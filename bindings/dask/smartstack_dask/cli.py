@@ -8,6 +8,12 @@ import sys
 
 from .driver import DriverError, evaluate, ship_binary
 
+# Below this many GB of input, `--scheduler local` runs one `smartstack evaluate` on the same cores:
+# the report is the same, and a LocalCluster's start-up, the per-shard processes and the merge cost
+# more than 15% of the evaluation (bindings/dask/benchmark.sh: +80-106% at 200 users, 0.12 GB;
+# within 15% at 20,000 users, 11.7 GB).
+LOCAL_BELOW_GB = 4.0
+
 # Options passed through to every shard's `smartstack evaluate`, with whether they take a value.
 EVALUATE_OPTIONS = {
     "--policies": True, "--reference": True, "--truth": True, "--window": True, "--rotation": True,
@@ -26,8 +32,15 @@ def parser() -> argparse.ArgumentParser:
     ev.add_argument("inputs", nargs="+", help="JSONL or JSONL.gz files: local paths, globs or fsspec URLs")
     ev.add_argument("--scheduler", default="local",
                     help="a Dask scheduler address (tcp://host:8786), or 'local' for a LocalCluster (default)")
-    ev.add_argument("--workers", type=int, default=2, help="LocalCluster worker processes (default 2)")
+    ev.add_argument("--workers", type=int, default=2, help="LocalCluster workers (default 2)")
     ev.add_argument("--threads-per-worker", type=int, default=1, help="LocalCluster threads per worker (default 1)")
+    ev.add_argument("--worker-processes", action="store_true",
+                    help="LocalCluster workers as processes (default: threads of this process; each task runs "
+                         "smartstack in a child process either way, so processes only add their start-up)")
+    ev.add_argument("--local-below", type=float, default=LOCAL_BELOW_GB, metavar="GB",
+                    help=f"with --scheduler local, inputs smaller than this many GB in all are evaluated by one "
+                         f"`smartstack evaluate --threads` instead (default {LOCAL_BELOW_GB:g}: below it a cluster's "
+                         "start-up, sharding and merge cost more than 15%% of the work); 0 always starts the cluster")
     ev.add_argument("--shards", type=int, help="split the inputs into N shards by user (default: 2 x worker threads)")
     ev.add_argument("--sharded", action="store_true",
                     help="each input is already one shard holding whole users (from `smartstack shard`)")
@@ -68,6 +81,58 @@ def split_arguments(argv: list[str]) -> tuple[list[str], list[str]]:
     return own, passed
 
 
+def evaluate_small_input_locally(options, passed: list[str]) -> int | None:
+    """With `--scheduler local`, local inputs smaller than `--local-below` GB in all are evaluated
+    by one `smartstack evaluate --threads (workers x threads)`: the same report, without a cluster.
+    Returns the exit status, or None when the inputs are not that (too big, remote, or a glob
+    matching nothing: the cluster path reports those)."""
+    import os
+    import subprocess
+
+    from .driver import expand_inputs, find_local_binary
+    from .tasks import is_local
+
+    if not all(is_local(item) for item in options.inputs) or options.stats or options.keep_partials or options.name:
+        return None
+    try:
+        written = expand_inputs(options.inputs)
+    except DriverError:
+        return None
+    size = sum(os.path.getsize(opened) for _, opened in written)
+    if size >= options.local_below * 1e9:
+        return None
+    binary = find_local_binary(options.local_binary, options.binary)
+    threads = options.workers * options.threads_per_worker
+    arguments = [binary, "evaluate", *[w for w, _ in written], *passed]
+    if "--threads" not in passed:
+        arguments += ["--threads", str(threads)]
+    if options.report:
+        arguments += ["--report", options.report]
+    if options.json:
+        arguments.append("--json")
+    print(f"{size / 1e6:.0f} MB of input: evaluated by one `smartstack evaluate --threads {threads}`, the same report "
+          f"without a cluster (below --local-below {options.local_below:g} GB its start-up costs more than it saves)",
+          file=sys.stderr)
+    process = subprocess.run(arguments, stdout=sys.stdout if options.json else subprocess.DEVNULL)
+    return process.returncode if process.returncode in (0, 1, 64) else 1
+
+
+def close_local_cluster(cluster, timeout: float = 30.0) -> None:
+    """Closes a LocalCluster workers first: each worker process leaves while the scheduler is
+    still there to hear it, then the scheduler goes. Closing the scheduler first (or both at
+    once) leaves a worker's heartbeat in flight to a closed connection, which the worker reports
+    with a traceback ("Failed to communicate with scheduler during heartbeat")."""
+    import time
+
+    try:
+        cluster.scale(0)
+        deadline = time.monotonic() + timeout
+        while cluster.scheduler_info.get("workers") and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        cluster.close(timeout=timeout)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
@@ -79,13 +144,17 @@ def main(argv: list[str] | None = None) -> int:
     if options.report is None and not options.json:
         print("error: give --report DIR or --json", file=sys.stderr)
         return 64
+    if options.scheduler == "local" and options.local_below > 0:
+        small = evaluate_small_input_locally(options, passed)
+        if small is not None:
+            return small
     from distributed import Client, LocalCluster
 
     cluster = None
     try:
         if options.scheduler == "local":
             cluster = LocalCluster(n_workers=options.workers, threads_per_worker=options.threads_per_worker,
-                                   processes=True, dashboard_address=":0")
+                                   processes=options.worker_processes, dashboard_address=":0")
             client = Client(cluster)
         else:
             client = Client(options.scheduler)
@@ -103,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     finally:
         if cluster is not None:
-            cluster.close()
+            close_local_cluster(cluster)
     if options.json and result.report_json is not None:
         sys.stdout.write(result.report_json)
     if options.stats:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -76,8 +78,23 @@ def evaluate_single(binary: str, inputs: list[str], report: Path, options: list[
                    check=True, capture_output=True)
 
 
+def report_json(text: bytes) -> bytes:
+    """report.json without the command and time of its provenance."""
+    report = json.loads(text)
+    for fact in ("command", "generated"):
+        report.get("provenance", {}).pop(fact, None)
+    return json.dumps(report, sort_keys=True).encode()
+
+
 def report_files(directory: Path) -> dict[str, bytes]:
-    return {name: (directory / name).read_bytes() for name in ("report.json", "report.md", "report.html")}
+    """The three reports, without the two provenance facts that name how each was made (the
+    command, `smartstack evaluate …` or `smartstack merge …`, and the time): everything else must
+    be byte-identical (Datasets/PARTIAL-FORMAT.md)."""
+    files = {name: (directory / name).read_bytes() for name in ("report.json", "report.md", "report.html")}
+    files["report.json"] = report_json(files["report.json"])
+    files["report.md"] = re.sub(rb"\n- (Command|Generated): [^\n]*", b"", files["report.md"])
+    files["report.html"] = re.sub(rb"<dt>(Command|Generated)</dt><dd>[^\n]*</dd>\n", b"", files["report.html"])
+    return files
 
 
 def make_wrapper(directory: Path, binary: str, body: str) -> str:

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import DATASETS, PACKAGE, evaluate_single, make_wrapper, report_files
+from conftest import DATASETS, PACKAGE, evaluate_single, make_wrapper, report_files, report_json
 from smartstack_dask import DriverError, evaluate
 
 PERSONAS = ["commuter", "student", "shiftworker", "traveler", "drift"]
@@ -161,9 +161,29 @@ def test_the_command_line_runs_a_local_cluster(binary, workdir):
     run = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
     assert run.returncode == 0, run.stderr
     evaluate_single(binary, [data], workdir / "single", ["--policies", "static,contextual", "--bootstrap", "50"])
-    assert run.stdout.encode() == (workdir / "single" / "report.json").read_bytes()
+    assert report_json(run.stdout.encode()) == report_json((workdir / "single" / "report.json").read_bytes())
+    # A clean shutdown: the workers leave before the scheduler, no heartbeat fails.
+    assert "Traceback" not in run.stderr and "heartbeat" not in run.stderr, run.stderr
     stats = json.loads((workdir / "stats.json").read_text())
     assert stats["shards"] and all(s["partial_bytes"] > 0 and s["max_rss_kib"] > 0 for s in stats["shards"])
+
+
+def test_a_small_input_is_evaluated_in_one_process_with_the_same_report(binary, workdir):
+    # Below --local-below a LocalCluster costs more than it saves: one `smartstack evaluate`.
+    data = str(REPOSITORY / "Datasets" / "drift.jsonl")
+    command = [sys.executable, "-m", "smartstack_dask", "evaluate", data, "--scheduler", "local", "--workers", "2",
+               "--binary", binary, "--policies", "static,contextual", "--bootstrap", "50", "--json"]
+    env = dict(os.environ, PYTHONPATH=str(REPOSITORY / "bindings" / "dask"))
+    run = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "without a cluster" in run.stderr, run.stderr
+    evaluate_single(binary, [data], workdir / "single", ["--policies", "static,contextual", "--bootstrap", "50"])
+    assert report_json(run.stdout.encode()) == report_json((workdir / "single" / "report.json").read_bytes())
+    forced = subprocess.run(command + ["--local-below", "0", "--worker-processes"], capture_output=True, text=True,
+                            env=env, timeout=300)
+    assert forced.returncode == 0 and "without a cluster" not in forced.stderr, forced.stderr
+    assert report_json(forced.stdout.encode()) == report_json(run.stdout.encode())
+    assert "Traceback" not in forced.stderr and "heartbeat" not in forced.stderr, forced.stderr
 
 
 def test_smartstack_runs_without_the_nannys_malloc_tuning(monkeypatch):

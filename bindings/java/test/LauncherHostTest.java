@@ -48,17 +48,6 @@ public final class LauncherHostTest {
         }
     }
 
-    private static void expectIllegalArgument(String words, Call call) {
-        try {
-            call.run();
-            check(false, "expected IllegalArgumentException (" + words + ")");
-        } catch (IllegalArgumentException e) {
-            check(e.getMessage().contains(words), "IllegalArgumentException '" + e.getMessage() + "' lacks '" + words + "'");
-        } catch (Exception e) {
-            check(false, "expected IllegalArgumentException, got " + e);
-        }
-    }
-
     private static String launch(OffsetDateTime at, String app, String id) {
         return "{\"time\":\"" + SmartStack.time(at) + "\",\"type\":\"app_launch\",\"user\":\"me\",\"id\":\"" + id + "\",\"app\":\"" + app + "\"}\n";
     }
@@ -120,8 +109,11 @@ public final class LauncherHostTest {
             expectFailure(Status.INVALID_ARGUMENT, "listed twice",
                           () -> engine.configure("me", "work", new String[] {"a", "a"}, null, monday));
             expectFailure(Status.NULL_ARGUMENT, "stack is NULL", () -> engine.decide(null, "me", monday));
-            expectIllegalArgument("NUL", () -> engine.decide("home\0", "me", monday));
-            expectIllegalArgument("unpaired surrogate", () -> engine.decide("home\ud800", "me", monday));
+            expectFailure(Status.INVALID_ARGUMENT, "NUL character", () -> engine.decide("home\0", "me", monday));
+            expectFailure(Status.INVALID_UTF8, "stack is not valid UTF-8: byte 0xED at offset 4",
+                          () -> engine.decide("home\ud800", "me", monday));
+            expectFailure(Status.INVALID_ARGUMENT, "outside the years 1678...2261",
+                          () -> engine.decide("home", "me", monday.withYear(2300)));
             // Characters beyond U+FFFF are fine (they would not survive JNI's modified UTF-8).
             engine.configure("me", "\ud83c\udfe0", new String[] {"calendar"}, null, monday);
             check(engine.decide("\ud83c\udfe0", "me", monday.plusMinutes(1)).stack.equals("\ud83c\udfe0"), "a stack named 🏠");
@@ -134,9 +126,10 @@ public final class LauncherHostTest {
                 Thread thread = new Thread(() -> {
                     try {
                         engine.configure(user, "home", new String[] {"calendar", "music"}, null, monday);
-                        for (int i = 0; i < 50; i++) {
-                            engine.record("{\"time\":\"" + SmartStack.time(monday.plusMinutes(i)) + "\",\"type\":\"screen_on\",\"user\":\"" + user + "\"}");
+                        for (int i = 1; i <= 50; i++) {
+                            // At screen-on: decide, then record what happened at that instant (docs/contract.md).
                             if (engine.decide("home", user, monday.plusMinutes(i)).top == null) threadFailures.add(user + ": no top");
+                            engine.record("{\"time\":\"" + SmartStack.time(monday.plusMinutes(i)) + "\",\"type\":\"screen_on\",\"user\":\"" + user + "\"}");
                         }
                     } catch (Exception e) {
                         threadFailures.add(user + ": " + e);

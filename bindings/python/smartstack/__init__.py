@@ -4,8 +4,10 @@ The shared library is found through $SMARTSTACK_LIBRARY, then next to this packa
 release build folder of the SmartStack checkout (`swift build -c release --product SmartStackC`).
 """
 from ._engine import (
+    ArgumentTypeError,
     Decision,
     Engine,
+    InvalidArgumentError,
     RankedWidget,
     Ranking,
     Reason,
@@ -17,8 +19,10 @@ from ._engine import (
 from ._library import LibraryNotFoundError, library_path
 
 __all__ = [
+    "ArgumentTypeError",
     "Decision",
     "Engine",
+    "InvalidArgumentError",
     "LibraryNotFoundError",
     "RankedWidget",
     "Ranking",

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import enum
 import json
+import threading
 import json.scanner
 import os
 import struct
@@ -62,12 +63,31 @@ class Status(enum.IntEnum):
 
 
 class SmartStackError(Exception):
-    """A call the engine refused: `status` says what kind of failure, `message` what and where."""
+    """A call the engine refused: `status` says what kind of failure, `message` what and where.
+
+    Every door of the engine (C, Python, Java, Swift, the command line) refuses the same inputs
+    with the same kind of error: docs/contract.md. Arguments this binding checks before calling
+    the library raise the subclasses below, which are also `TypeError` or `ValueError`.
+    """
 
     def __init__(self, status: Status, message: str):
         super().__init__(f"{message} ({status.name})")
         self.status = status
         self.message = message
+
+
+class ArgumentTypeError(SmartStackError, TypeError):
+    """An argument of the wrong Python type (status INVALID_ARGUMENT) or None where a value is
+    required (status NULL_ARGUMENT, as a NULL pointer in C)."""
+
+
+class InvalidArgumentError(SmartStackError, ValueError):
+    """An argument of the right type the library refuses, checked before calling it because
+    ctypes could not pass it faithfully or because it comes before an argument that is: an
+    instant outside the years 1678...2261 (an int64 of nanoseconds would wrap), a UTC offset that
+    is not whole minutes, a NUL in a name, a seed outside 0...2**64-1 (status INVALID_ARGUMENT);
+    a name holding a lone surrogate (status INVALID_UTF8, in the library's words); an event
+    value JSON cannot carry, such as a NaN (status INVALID_EVENT)."""
 
 
 @dataclass
@@ -169,9 +189,13 @@ class Engine:
                  prior: Optional[str] = None):
         """`prior`: the path of a population prior learnt from many people (`smartstack prior learn`),
         which the policy starts each person from until their own evidence takes over; None for none."""
-        if not isinstance(seed, int) or not 0 <= seed < 2**64:
-            raise ValueError(f"seed must be an int in 0...2**64-1, not {seed!r}")
+        self._closed = True  # until opened: __del__ and close() then do nothing
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise ArgumentTypeError(Status.INVALID_ARGUMENT, f"seed must be an int, not {type(seed).__name__}")
+        if not 0 <= seed < 2**64:
+            raise InvalidArgumentError(Status.INVALID_ARGUMENT, f"seed {seed} is outside 0...2**64-1 (a uint64_t)")
         self._lib = library()
+        self._close_lock = threading.Lock()
         handle = c_void_p()
         arguments = (_text(path, "path"), _optional_text(policy, "policy"), _optional_text(rotation, "rotation"), seed)
         if prior is None:
@@ -197,15 +221,24 @@ class Engine:
 
     def close(self) -> None:
         """Saves every user's state and closes the engine; later calls raise (status CLOSED).
-        Closing twice is a no-op."""
+        Closing twice, also from two threads at once, closes once."""
         if getattr(self, "_closed", True):
             return
-        self._closed = True
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
         self._check(self._lib.smartstack_close(self._handle))
 
     def flush(self) -> None:
         """Saves every user's state that changed (close does it too)."""
         self._check(self._lib.smartstack_flush(self._handle))
+
+    def _open(self) -> None:
+        """Raises the library's own CLOSED error once closed: a call on a closed engine fails as
+        closed before its arguments are looked at, in every door (docs/contract.md)."""
+        if self._closed:
+            self._check(self._lib.smartstack_flush(self._handle))
 
     def record(self, events: Union[Event, Iterable[Event]]) -> RecordResult:
         """Records one JSONL v1 event given as a dict, or a list of them, all or nothing.
@@ -214,15 +247,26 @@ class Engine:
         with tzinfo. A `stack_config` event configures a stack. Events whose (user, id) is already
         stored are skipped and counted as duplicates.
         """
+        self._open()
         if isinstance(events, Mapping):
             events = [events]
-        lines = [json.dumps(dict(event), ensure_ascii=False, separators=(",", ":"), allow_nan=False,
-                            default=_json_value) for event in events]
+        elif isinstance(events, (str, bytes, bytearray, memoryview)) or not isinstance(events, Iterable):
+            raise ArgumentTypeError(
+                Status.INVALID_ARGUMENT,
+                f"events must be an event (a dict) or an iterable of events, not {type(events).__name__}"
+                + (" (JSONL text goes to record_jsonl)" if isinstance(events, (str, bytes)) else ""))
+        lines = [_event_line(event, i) for i, event in enumerate(events)]
         return self.record_jsonl("\n".join(lines))
 
     def record_jsonl(self, text: Union[str, bytes]) -> RecordResult:
         """Records JSONL v1 text (one event per line, as in a `.jsonl` file), all or nothing."""
-        data = text if isinstance(text, bytes) else _utf8(text)
+        self._open()
+        if isinstance(text, str):
+            data = _utf8(text)
+        elif isinstance(text, (bytes, bytearray, memoryview)):
+            data = bytes(text)
+        else:
+            raise ArgumentTypeError(Status.INVALID_ARGUMENT, f"text must be a str or bytes, not {type(text).__name__}")
         inserted, duplicates = c_uint64(), c_uint64()
         self._check(self._lib.smartstack_record(self._handle, data, len(data), byref(inserted), byref(duplicates)))
         return RecordResult(inserted.value, duplicates.value)
@@ -230,21 +274,29 @@ class Engine:
     def configure(self, stack: str, widgets: Sequence[Union[str, Tuple[str, Optional[str]]]], *,
                   user: str = "default", at: datetime) -> None:
         """Configures `user`'s stack from `at` on: widget ids, or (id, app) pairs, in the person's order."""
-        pairs = [(w, None) if isinstance(w, str) else (w[0], w[1]) for w in widgets]
-        ids = (c_char_p * max(1, len(pairs)))(*[_text(i, "widget id") for i, _ in pairs])
-        apps = (c_char_p * max(1, len(pairs)))(*[_optional_text(a, "widget app") for _, a in pairs])
+        self._open()
+        # Checked in the order of the C API's arguments, so a call wrong twice fails as it would in C.
+        user_text, stack_text = _text(user, "user"), _text(stack, "stack")
+        pairs = _widget_pairs(widgets)
+        texts = []
+        for i, (widget, app) in enumerate(pairs):
+            texts.append((_text(widget, f"widget_ids[{i}]"), _optional_text(app, f"widget_apps[{i}]")))
+        ids = (c_char_p * max(1, len(pairs)))(*[t for t, _ in texts])
+        apps = (c_char_p * max(1, len(pairs)))(*[a for _, a in texts])
         at_ns, offset = _instant(at)
         self._check(self._lib.smartstack_configure(
-            self._handle, _text(user, "user"), _text(stack, "stack"), ids, apps, len(pairs), at_ns, offset))
+            self._handle, user_text, stack_text, ids, apps, len(pairs), at_ns, offset))
 
     def decide(self, stack: str, *, user: str = "default", at: datetime, explain: bool = True) -> Decision:
         """At a decision point (screen on): what the rotation policy shows on top of `stack` at
         `at`, with the ranking it came from (each widget's reasons unless `explain` is False).
         Changes the rotation state."""
+        self._open()
+        stack_text, user_text = _text(stack, "stack"), _text(user, "user")
         at_ns, offset = _instant(at)
         # The packed form (smartstack_decide_packed): numbers as doubles, nothing to parse.
         address = c_void_p()
-        self._check(self._lib.smartstack_decide_packed(self._handle, _text(stack, "stack"), _text(user, "user"), at_ns,
+        self._check(self._lib.smartstack_decide_packed(self._handle, stack_text, user_text, at_ns,
                                                        offset, 1 if explain else 0, byref(address)))
         address = address.value
         try:
@@ -268,26 +320,30 @@ class Engine:
     def decide_json(self, stack: str, *, user: str = "default", at: datetime, explain: bool = True) -> str:
         """`decide`, with the decision as the library's JSON text (smartstack_decide): the stable
         wire format, to store or forward as it is. Changes the rotation state as `decide` does."""
+        self._open()
+        stack_text, user_text = _text(stack, "stack"), _text(user, "user")
         at_ns, offset = _instant(at)
-        return self._answer(self._lib.smartstack_decide, _text(stack, "stack"), _text(user, "user"), at_ns, offset,
-                            1 if explain else 0)
+        return self._answer(self._lib.smartstack_decide, stack_text, user_text, at_ns, offset, 1 if explain else 0)
 
     def rank(self, stack: str, *, user: str = "default", at: datetime) -> Ranking:
         """The ranking of `stack` at `at` with each widget's reasons; changes nothing."""
+        self._open()
+        stack_text, user_text = _text(stack, "stack"), _text(user, "user")
         at_ns, offset = _instant(at)
-        raw = _parse(
-            self._answer(self._lib.smartstack_rank, _text(stack, "stack"), _text(user, "user"), at_ns, offset))
+        raw = _parse(self._answer(self._lib.smartstack_rank, stack_text, user_text, at_ns, offset))
         return Ranking(stack=raw["stack"], user=raw["user"], at=at, policy=raw["policy"],
                        widgets=_widgets(raw["ranking"]))
 
     def erase_user(self, user: str) -> int:
         """Erases every event and all state of `user`; returns the number of events deleted."""
+        self._open()
         deleted = c_uint64()
         self._check(self._lib.smartstack_erase_user(self._handle, _text(user, "user"), byref(deleted)))
         return deleted.value
 
     def erase_app(self, app: str) -> int:
         """Erases every trace of `app` for every user; returns the number of events deleted."""
+        self._open()
         deleted = c_uint64()
         self._check(self._lib.smartstack_erase_app(self._handle, _text(app, "app"), byref(deleted)))
         return deleted.value
@@ -324,11 +380,21 @@ def _text(value: str, name: str) -> bytes:
     encoded = _encoded.get(value) if type(value) is str else None
     if encoded is not None:
         return encoded
+    if value is None:
+        raise ArgumentTypeError(Status.NULL_ARGUMENT, f"{name} is NULL (None given; a str is required)")
     if not isinstance(value, str):
-        raise TypeError(f"{name} must be a str, not {type(value).__name__}")
+        raise ArgumentTypeError(Status.INVALID_ARGUMENT, f"{name} must be a str, not {type(value).__name__}")
     if "\0" in value:
-        raise ValueError(f"{name} contains a NUL character, which a C string cannot carry: {value!r}")
-    encoded = _utf8(value)
+        raise InvalidArgumentError(Status.INVALID_ARGUMENT, f"{name} contains a NUL character at index "
+                                   f"{value.index(chr(0))}, which a C string cannot carry")
+    try:
+        encoded = value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        # A lone surrogate: refused here, in the order of the arguments, with the library's words
+        # for the bytes it stands for (docs/contract.md: names are checked before the instant).
+        offset = len(value[:error.start].encode("utf-8", "surrogatepass"))
+        byte = value[error.start].encode("utf-8", "surrogatepass")[0]
+        raise InvalidArgumentError(Status.INVALID_UTF8, f"{name} is not valid UTF-8: byte 0x{byte:02X} at offset {offset}") from None
     if len(_encoded) < 1024:  # the few stacks and users a host names again and again
         _encoded[value] = encoded
     return encoded
@@ -341,31 +407,76 @@ def _optional_text(value: Optional[str], name: str) -> Optional[bytes]:
     return None if value is None else _text(value, name)
 
 
+# The instants every door accepts (docs/contract.md, "Time"): the local date in these years, the
+# UTC offset whole minutes within +-23:59. The messages end as the library's do.
+_YEARS = (1678, 2261)
+_YEAR_RULE = "is a local time outside the years 1678...2261 of the event format"
+_MAXIMUM_OFFSET = 23 * 3600 + 59 * 60
+_OFFSET_RULE = f"is not a whole number of minutes within -23:59...+23:59 (-{_MAXIMUM_OFFSET}...{_MAXIMUM_OFFSET} s)"
+
+
 def _instant(at: datetime) -> Tuple[int, int]:
-    """(nanoseconds since the epoch, UTC offset in seconds) of an aware datetime, exactly."""
+    """(nanoseconds since the epoch, UTC offset in seconds) of an aware datetime, exactly, or the
+    library's own refusal: an int64 of nanoseconds cannot hold every datetime, and ctypes would
+    wrap one it cannot hold (year 2300 would become 1715) instead of failing."""
     if not isinstance(at, datetime):
-        raise TypeError(f"at must be a datetime with tzinfo, not {type(at).__name__}")
+        raise ArgumentTypeError(Status.NULL_ARGUMENT if at is None else Status.INVALID_ARGUMENT,
+                                f"at must be a datetime with tzinfo, not {type(at).__name__}")
     offset = at.utcoffset()
     if offset is None:
-        raise ValueError(f"at {at.isoformat()} has no UTC offset: give it a tzinfo (SmartStack never guesses a time zone)")
-    if offset.seconds % 60 or offset.microseconds:
-        raise ValueError(f"at {at.isoformat()}: the UTC offset {offset} is not a whole number of minutes")
+        raise InvalidArgumentError(Status.INVALID_ARGUMENT, f"at {at.isoformat()} has no UTC offset: give it a tzinfo "
+                                   "(SmartStack never guesses a time zone)")
+    seconds = offset.days * 86_400 + offset.seconds
+    if offset.microseconds or seconds % 60 or abs(seconds) > _MAXIMUM_OFFSET:
+        raise InvalidArgumentError(Status.INVALID_ARGUMENT,
+                                   f"at {at.isoformat()}: the UTC offset of {offset.total_seconds():g} s {_OFFSET_RULE}")
+    if not _YEARS[0] <= at.year <= _YEARS[1]:
+        raise InvalidArgumentError(Status.INVALID_ARGUMENT, f"at {at.isoformat()} {_YEAR_RULE}")
     since = at - _EPOCH
-    return ((since.days * 86_400 + since.seconds) * 1_000_000 + since.microseconds) * 1000, \
-        offset.days * 86_400 + offset.seconds
+    return ((since.days * 86_400 + since.seconds) * 1_000_000 + since.microseconds) * 1000, seconds
 
 
 def _json_value(value: Any) -> Any:
-    """Event values JSON has no type for: an aware datetime becomes an RFC 3339 time."""
+    """Event values JSON has no type for: a datetime becomes its RFC 3339 text, which the library
+    then checks as it checks any line (a missing offset, a year out of range: INVALID_EVENT)."""
     if isinstance(value, datetime):
-        offset = value.utcoffset()
-        if offset is None:
-            raise ValueError(f"time {value.isoformat()} has no UTC offset: give it a tzinfo "
-                             "(the format rejects times without an offset)")
-        if offset % timedelta(minutes=1):
-            raise ValueError(f"time {value.isoformat()}: the UTC offset {offset} is not a whole number of minutes")
         return value.isoformat()
-    raise TypeError(f"an event value of type {type(value).__name__} is not JSON: {value!r}")
+    raise TypeError(f"a value of type {type(value).__name__} is not JSON: {value!r}")
+
+
+def _event_line(event: Any, index: int) -> str:
+    """One event dict as a JSONL line; what JSON cannot carry is refused naming the event."""
+    if not isinstance(event, Mapping):
+        raise ArgumentTypeError(Status.INVALID_ARGUMENT,
+                                f"events[{index}] must be an event (a dict), not {type(event).__name__}")
+    try:
+        return json.dumps(dict(event), ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_json_value)
+    except TypeError as error:
+        raise ArgumentTypeError(Status.INVALID_ARGUMENT, f"events[{index}]: {error}") from None
+    except ValueError:
+        # allow_nan=False: a NaN or an infinity, which JSON (and the event format) cannot carry.
+        field = next((k for k, v in event.items() if isinstance(v, float) and v - v != 0.0), "?")
+        raise InvalidArgumentError(Status.INVALID_EVENT,
+                                   f"events[{index}]: field '{field}' is {event.get(field)!r}, "
+                                   "which a JSON number cannot be") from None
+
+
+def _widget_pairs(widgets: Any) -> list:
+    """Widget ids, or (id, app) pairs, as (id, app) pairs; anything else is refused: a str is
+    not taken for its characters."""
+    if isinstance(widgets, (str, bytes)) or not isinstance(widgets, Iterable):
+        raise ArgumentTypeError(Status.INVALID_ARGUMENT,
+                                f"widgets must be a list of widget ids or (id, app) pairs, not {type(widgets).__name__}")
+    pairs = []
+    for i, w in enumerate(widgets):
+        if isinstance(w, str):
+            pairs.append((w, None))
+        elif isinstance(w, (tuple, list)) and len(w) == 2:
+            pairs.append((w[0], w[1]))
+        else:
+            raise ArgumentTypeError(Status.INVALID_ARGUMENT,
+                                    f"widgets[{i}] must be a widget id (str) or an (id, app) pair, not {type(w).__name__}")
+    return pairs
 
 
 def _widgets(raw: list) -> Tuple[RankedWidget, ...]:

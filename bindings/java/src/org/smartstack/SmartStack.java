@@ -1,8 +1,10 @@
 package org.smartstack;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The SmartStack engine for a Java or Android host, over the C API (include/smartstack.h) through
@@ -17,9 +19,17 @@ import java.time.format.DateTimeFormatter;
  * }</pre>
  *
  * Times are {@link OffsetDateTime}s: the engine never reads a clock or a time zone, the offset sets
- * local time of day. Safe to use from several threads at once. Strings go to the library as UTF-8;
- * a string with an unpaired surrogate or a NUL character is an {@link IllegalArgumentException}.
- * (JNI's own "modified UTF-8" would mangle both, so strings cross as byte arrays.)
+ * local time of day. Safe to use from several threads at once. Strings go to the library as UTF-8
+ * byte arrays (JNI's own "modified UTF-8" would mangle NUL and characters beyond U+FFFF).
+ *
+ * <p>Every refusal is a {@link SmartStackException} with the status the C API gives for the same
+ * input, checked in the same order (a closed engine first, then the arguments in order), as in
+ * every door of the engine: docs/contract.md. A name holding a NUL character (which a C string
+ * cannot carry) is {@link Status#INVALID_ARGUMENT}; one holding an unpaired surrogate reaches the
+ * library as the invalid UTF-8 it is and is {@link Status#INVALID_UTF8}; an instant outside the
+ * years 1678-2261 is {@link Status#INVALID_ARGUMENT}, never a wrapped one; a null where a value is
+ * required is {@link Status#NULL_ARGUMENT}. The seed is a {@code uint64_t}: a negative long gives
+ * the seed of the same 64 bits ({@link Long#toUnsignedString(long)}).
  */
 public final class SmartStack implements AutoCloseable {
     static {
@@ -42,7 +52,7 @@ public final class SmartStack implements AutoCloseable {
     }
 
     private final long handle;
-    private volatile boolean closed;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     /** Opens (or creates) the event log at {@code path} with the default policy and rotation. */
     public SmartStack(String path) throws SmartStackException {
@@ -57,7 +67,8 @@ public final class SmartStack implements AutoCloseable {
      * @param seed the seed of every user's random generator
      */
     public SmartStack(String path, String policy, String rotation, long seed) throws SmartStackException {
-        handle = open(utf8(path, "path"), utf8(policy, "policy"), utf8(rotation, "rotation"), seed);
+        handle = open(utf8(path, "path"), policy == null ? null : utf8(policy, "policy"),
+                      rotation == null ? null : utf8(rotation, "rotation"), seed);
     }
 
     /**
@@ -89,8 +100,7 @@ public final class SmartStack implements AutoCloseable {
     /** Saves every user's state and closes the engine; later calls throw (status CLOSED). Closing twice does nothing. */
     @Override
     public void close() throws SmartStackException {
-        if (closed) return;
-        closed = true;
+        if (!closed.compareAndSet(false, true)) return;   // closes once, also from two threads at once
         close(handle);
     }
 
@@ -99,27 +109,37 @@ public final class SmartStack implements AutoCloseable {
         flush(handle);
     }
 
+    /** Throws the library's own CLOSED error once closed, before any argument is looked at. */
+    private void ensureOpen() throws SmartStackException {
+        if (closed.get()) flush(handle);
+    }
+
     /**
      * Configures {@code user}'s stack from {@code at} on: widget ids in the person's order, and
      * each widget's app ({@code apps} may be null, or hold nulls).
      */
     public void configure(String user, String stack, String[] widgetIds, String[] apps, OffsetDateTime at)
             throws SmartStackException {
+        ensureOpen();
+        byte[] userBytes = utf8(user, "user"), stackBytes = utf8(stack, "stack");
+        if (widgetIds == null) throw new SmartStackException(Status.NULL_ARGUMENT, "widget_ids is NULL (null given; an array is required)");
         if (apps != null && apps.length != widgetIds.length) {
-            throw new IllegalArgumentException(apps.length + " apps for " + widgetIds.length + " widgets");
+            throw new SmartStackException(Status.INVALID_ARGUMENT, apps.length + " apps for " + widgetIds.length + " widgets");
         }
         byte[][] ids = new byte[widgetIds.length][];
         byte[][] appBytes = apps == null ? null : new byte[apps.length][];
         for (int i = 0; i < widgetIds.length; i++) {
-            ids[i] = utf8(widgetIds[i], "widgetIds[" + i + "]");
-            if (appBytes != null) appBytes[i] = utf8(apps[i], "apps[" + i + "]");
+            ids[i] = utf8(widgetIds[i], "widget_ids[" + i + "]");
+            if (appBytes != null && apps[i] != null) appBytes[i] = utf8(apps[i], "widget_apps[" + i + "]");   // null: no app
         }
-        configure(handle, utf8(user, "user"), utf8(stack, "stack"), ids, appBytes, nanos(at), offset(at));
+        configure(handle, userBytes, stackBytes, ids, appBytes, nanos(at), offset(at));
     }
 
     /** Records SmartStack JSONL v1 events (one per line), all or nothing. */
     public RecordResult record(String jsonl) throws SmartStackException {
-        long[] counts = record(handle, utf8(jsonl, "jsonl"));
+        ensureOpen();
+        if (jsonl == null) throw new SmartStackException(Status.NULL_ARGUMENT, "jsonl is NULL (null given; a String is required)");
+        long[] counts = record(handle, bytes(jsonl));   // a NUL is the library's to refuse, as a bad line
         return new RecordResult(counts[0], counts[1]);
     }
 
@@ -133,52 +153,103 @@ public final class SmartStack implements AutoCloseable {
      * when {@code explain} is false: the hot path of a launcher that only needs the order.
      */
     public String decideJson(String stack, String user, OffsetDateTime at, boolean explain) throws SmartStackException {
-        return new String(decide(handle, utf8(stack, "stack"), utf8(user, "user"), nanos(at), offset(at), explain),
-                          StandardCharsets.UTF_8);
+        ensureOpen();
+        byte[] stackBytes = utf8(stack, "stack"), userBytes = utf8(user, "user");
+        return new String(decide(handle, stackBytes, userBytes, nanos(at), offset(at), explain), StandardCharsets.UTF_8);
     }
 
     /** The ranking of {@code stack} at {@code at}, with reasons, as JSON; changes nothing. */
     public String rankJson(String stack, String user, OffsetDateTime at) throws SmartStackException {
-        return new String(rank(handle, utf8(stack, "stack"), utf8(user, "user"), nanos(at), offset(at)),
-                          StandardCharsets.UTF_8);
+        ensureOpen();
+        byte[] stackBytes = utf8(stack, "stack"), userBytes = utf8(user, "user");
+        return new String(rank(handle, stackBytes, userBytes, nanos(at), offset(at)), StandardCharsets.UTF_8);
     }
 
     /** Erases every event and all state of {@code user}; returns the number of events deleted. */
     public long eraseUser(String user) throws SmartStackException {
+        ensureOpen();
         return eraseUser(handle, utf8(user, "user"));
     }
 
     /** Erases every trace of {@code app} for every user; returns the number of events deleted. */
     public long eraseApp(String app) throws SmartStackException {
+        ensureOpen();
         return eraseApp(handle, utf8(app, "app"));
     }
 
-    private static long nanos(OffsetDateTime at) {
-        try {
-            return Math.addExact(Math.multiplyExact(at.toEpochSecond(), 1_000_000_000L), at.getNano());
-        } catch (ArithmeticException e) {
-            throw new IllegalArgumentException("at " + at + " is outside the years 1678-2261 the engine supports");
+    /** The years of a local date every door accepts (docs/contract.md, "Time"). */
+    private static final int FIRST_YEAR = 1678, LAST_YEAR = 2261;
+
+    /**
+     * Nanoseconds since 1970 of {@code at}, or the library's refusal: a {@code long} of nanoseconds
+     * cannot hold every OffsetDateTime, and an instant outside the years the engine supports is
+     * refused here with the library's words rather than wrapped.
+     */
+    private static long nanos(OffsetDateTime at) throws SmartStackException {
+        if (at == null) throw new SmartStackException(Status.NULL_ARGUMENT, "at is NULL (null given; an OffsetDateTime is required)");
+        if (at.getYear() < FIRST_YEAR || at.getYear() > LAST_YEAR) {
+            throw new SmartStackException(Status.INVALID_ARGUMENT, "at " + time(at)
+                + " is a local time outside the years " + FIRST_YEAR + "..." + LAST_YEAR + " of the event format");
         }
+        return at.toEpochSecond() * 1_000_000_000L + at.getNano();   // within the years above: no overflow
     }
 
     private static int offset(OffsetDateTime at) {
         return at.getOffset().getTotalSeconds();
     }
 
-    /** UTF-8, refusing what UTF-8 cannot carry faithfully (an unpaired surrogate would become '?'); null stays null. */
-    private static byte[] utf8(String text, String name) {
-        if (text == null) return null;
+    /**
+     * The bytes of a name for the library, or its refusal, in the order of the arguments as the C
+     * API checks them: null is {@link Status#NULL_ARGUMENT}, a NUL character (a C string ends there)
+     * {@link Status#INVALID_ARGUMENT}, an unpaired surrogate {@link Status#INVALID_UTF8} in the
+     * library's words for the three bytes it stands for ("byte 0xED at offset 4").
+     */
+    private static byte[] utf8(String text, String name) throws SmartStackException {
+        if (text == null) throw new SmartStackException(Status.NULL_ARGUMENT, name + " is NULL (null given; a String is required)");
+        int nul = text.indexOf('\0');
+        if (nul >= 0) {
+            throw new SmartStackException(Status.INVALID_ARGUMENT,
+                name + " contains a NUL character at index " + nul + ", which a C string cannot carry");
+        }
+        byte[] bytes = bytes(text);
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
-            if (c == '\0') throw new IllegalArgumentException(name + " contains a NUL character");
-            if (Character.isSurrogate(c)) {
-                if (!Character.isHighSurrogate(c) || i + 1 == text.length() || !Character.isLowSurrogate(text.charAt(i + 1))) {
-                    throw new IllegalArgumentException(name + " has an unpaired surrogate at index " + i);
-                }
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
                 i++;
+            } else if (Character.isSurrogate(c)) {
+                int offset = text.substring(0, i).getBytes(StandardCharsets.UTF_8).length;
+                throw new SmartStackException(Status.INVALID_UTF8, name + " is not valid UTF-8: byte 0xED at offset " + offset);
             }
         }
-        return text.getBytes(StandardCharsets.UTF_8);
+        return bytes;
+    }
+
+    /** UTF-8, with each unpaired surrogate as its own three bytes (never replaced by '?'). */
+    private static byte[] bytes(String text) {
+        boolean unpaired = false;
+        for (int i = 0; i < text.length() && !unpaired; i++) {
+            char c = text.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) i++;
+            else if (Character.isSurrogate(c)) unpaired = true;
+        }
+        if (!unpaired) return text.getBytes(StandardCharsets.UTF_8);
+        ByteArrayOutputStream out = new ByteArrayOutputStream(text.length() * 3);
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                byte[] pair = text.substring(i, i + 2).getBytes(StandardCharsets.UTF_8);
+                out.write(pair, 0, pair.length);
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                out.write(0xE0 | (c >> 12));
+                out.write(0x80 | ((c >> 6) & 0x3F));
+                out.write(0x80 | (c & 0x3F));
+            } else {
+                byte[] one = String.valueOf(c).getBytes(StandardCharsets.UTF_8);
+                out.write(one, 0, one.length);
+            }
+        }
+        return out.toByteArray();
     }
 
     private static native byte[] nativeVersion();
