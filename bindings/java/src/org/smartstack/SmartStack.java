@@ -80,7 +80,8 @@ public final class SmartStack implements AutoCloseable {
      * @throws SmartStackException INVALID_ARGUMENT for a prior file that cannot be read or used
      */
     public SmartStack(String path, String policy, String rotation, long seed, String prior) throws SmartStackException {
-        handle = openWithPrior(utf8(path, "path"), utf8(policy, "policy"), utf8(rotation, "rotation"), seed, utf8(prior, "prior"));
+        handle = openWithPrior(utf8(path, "path"), policy == null ? null : utf8(policy, "policy"),
+                               rotation == null ? null : utf8(rotation, "rotation"), seed, prior == null ? null : utf8(prior, "prior"));
     }
 
     /** The library's version, e.g. "0.1.0". */
