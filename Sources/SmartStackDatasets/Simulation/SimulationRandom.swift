@@ -51,14 +51,18 @@ public struct SimulationRandom: Sendable, Hashable, RandomNumberGenerator {
     }
 
     /// Mixes several values into one seed (order matters), for deriving independent streams.
+    ///
+    /// Each part is folded into the mixer's output so far, not into a state that only advanced
+    /// by a constant: otherwise `(seed, i)` and `(seed', i')` reached the same state whenever
+    /// `seed ^ seed'` equalled `i ^ i'` in the low bits, and seeds 1 and 2 simulated the same
+    /// people under other user indices.
     public static func derive(_ parts: UInt64...) -> UInt64 {
         var state: UInt64 = 0x5353_5F53_494D_0001
-        var out: UInt64 = 0
         for p in parts {
             state ^= p
-            out = splitMix(&state)
+            state = splitMix(&state)
         }
-        return out
+        return state
     }
 
     /// The next 64 random bits.
