@@ -101,7 +101,7 @@ extension Scorer {
             return
         }
         bandit.pending[k].features.withUnsafeBufferPointer { modelScores(features: $0, widgets: features.stackWidgets[s]) }
-        mixture.experts(features, policy: policy, widgets: features.stackWidgets[s], at: time, scratch: &learningScratch)
+        mixture.experts(features, policy: policy, stack: s, widgets: features.stackWidgets[s], at: time, scratch: &learningScratch)
         learningScratch.experts.withUnsafeBufferPointer { bandit.pending[k].experts.overwrite(withFirst: n * E, of: $0) }
         learningScratch.ranks.withUnsafeBufferPointer { bandit.pending[k].ranks.overwrite(withFirst: n * B, of: $0) }
     }
@@ -137,7 +137,7 @@ extension Scorer {
             let x = learningFeatures(stack: s, widgets: widgets, at: time)
             if usesMixture {
                 x.withUnsafeBufferPointer { modelScores(features: $0, widgets: widgets) }
-                mixture.experts(features, policy: policy, widgets: widgets, at: time, scratch: &learningScratch)
+                mixture.experts(features, policy: policy, stack: s, widgets: widgets, at: time, scratch: &learningScratch)
                 let E = SignalMixture.expertCount, B = SignalMixture.rankedCount
                 learningScratch.experts.withUnsafeBufferPointer { experts in
                     learningScratch.ranks.withUnsafeBufferPointer { ranks in
