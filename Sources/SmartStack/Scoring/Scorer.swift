@@ -34,6 +34,8 @@ final class Scorer {
     /// bit-identical to a recomputation), so a decision followed by its screen-on or engagement
     /// computes them once.
     @exclusivity(unchecked) var lastScored: [ScoredFeatures] = []
+    /// The bytes of the reason being written (`Scorer+Explanations`), reused by every reason.
+    @exclusivity(unchecked) var textBuffer: [UInt8] = []
 
     /// A stack's features as scored at `time` after `recordCount` events, and the mixture's
     /// experts and ranks then (empty without a mixture).
