@@ -32,4 +32,7 @@ PY
 "$bin" generate --persona cohort --days 1 --users 2 --seed 1 --out "$out/day.jsonl" --truth "$out/day.truth.jsonl"
 .build/peers-venv/bin/python Benchmarks/peers/run.py --smartstack "$bin" --out "$out/day" --warmup-days 0 "$out/day.jsonl"
 grep -q "warm-up 0 days" "$out/day/day.md"
+# Decisions per second side by side (speed.py), on the same tiny stream.
+.build/peers-venv/bin/python Benchmarks/peers/speed.py --smartstack "$bin" --out "$out/speed" --repeat 1 "$out/tiny.jsonl"
+grep -q "all, pooled" "$out/speed/speed.md"
 echo "peers smoke: OK"

@@ -15,7 +15,7 @@ import Glibc
 /// context, hints and logged impressions, as in the bundled datasets. The list is fixed, not
 /// `Persona.allCases`, so the workload (and figures measured across versions) stays the same
 /// when personas are added.
-private func simulatedUser(_ index: Int, days: Int, seed: UInt64) -> [Event] {
+func simulatedUser(_ index: Int, days: Int, seed: UInt64) -> [Event] {
     let personas: [Persona] = [.commuter, .student, .shiftworker, .traveler, .drift]
     var sim = UserSimulator(persona: personas[index % personas.count], userIndex: index, userName: "user\(index)",
                             seed: seed, startDay: SimulationOptions.defaultStartDay, days: days)

@@ -8,6 +8,7 @@ let benchmarks: [(name: String, summary: String, run: ([String]) throws -> Void)
     ("replay", "evaluator replay rate, scaling and memory (issue 4)", runReplayBenchmark),
     ("bindings", "the C API against the Swift API: decide latency, JSONL batch recording (issue 15)", runBindingsBenchmark),
     ("past-instants", "answers at a past instant (rebuilt from the log) against live ones (docs/contract.md)", runPastInstantBenchmark),
+    ("workload", "one fixed workload for the CI performance record (run under callgrind by Benchmarks/perf/record.py)", runWorkloadBenchmark),
 ]
 guard let name = arguments.first, let bench = benchmarks.first(where: { $0.name == name }) else {
     print("USAGE: smartstack-bench <benchmark> [options]\n\nBENCHMARKS:")

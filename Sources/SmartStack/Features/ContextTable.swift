@@ -11,6 +11,13 @@ struct ContextTable: Sendable, Codable, Hashable {
         return rows[context][widget]
     }
 
+    /// Calls `body` with row `context` read in place (empty when the row does not exist), so a
+    /// stack's widgets are read with one bounds check each (`UnsafeBufferPointer.entry(_:)`).
+    @inline(__always) func withRow<T>(_ context: Int, _ body: (UnsafeBufferPointer<Double>) -> T) -> T {
+        guard context >= 0, context < rows.count else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
+        return rows[context].withUnsafeBufferPointer(body)
+    }
+
     mutating func add(_ amount: Double, _ context: Int, _ widget: Int) {
         guard context >= 0 else { return }
         if context >= rows.count { rows.append(contentsOf: repeatElement([], count: context + 1 - rows.count)) }
@@ -30,4 +37,10 @@ struct ContextTable: Sendable, Codable, Hashable {
     mutating func scale(by factor: Double) {
         for i in rows.indices { for j in rows[i].indices { rows[i][j] *= factor } }
     }
+}
+
+extension UnsafeBufferPointer where Element == Double {
+    /// The count of widget `w` in a `ContextTable` row read by `withRow` (0 past its end, as
+    /// `ContextTable.value`).
+    @inline(__always) func entry(_ w: Int) -> Double { w < count ? self[w] : 0 }
 }

@@ -198,8 +198,9 @@ struct PlaceClusterer: Sendable, Codable, Hashable {
         return (best, bestMass / (known + (1 - held) * elsewhere / (.pi * a * a)))
     }
 
-    /// The distance in metres from place `p`'s centre to a point (∞ for no such place).
-    func distance(fromPlace p: Int, lat: Double, lon: Double) -> Double {
+    /// The distance in metres from place `p`'s centre to a point (∞ for no such place). Inlined:
+    /// read from a stored property, a call would copy the clusterer's arrays.
+    @inline(__always) func distance(fromPlace p: Int, lat: Double, lon: Double) -> Double {
         guard p >= 0, p < latitudes.count, lat.isFinite, lon.isFinite else { return .infinity }
         return Self.distance(latitudes[p], longitudes[p], lat, lon)
     }

@@ -170,18 +170,22 @@ struct PlaceTracker: Sendable, Codable, Hashable {
         return clusterLabel.firstIndex(of: place).map { Int32($0) } ?? -1
     }
 
+    // The readings below are `mutating` though they change nothing: called on a stored
+    // property (`FeatureState.visits`), a non-mutating call would copy the tracker and retain
+    // its arrays, twice per engagement and per moment; a mutating one reads it in place.
+
     /// The place of the visit in force at `ts` and the confidence that the person is still
     /// there, or `nil`.
     /// - Complexity: O(duration bins).
     @inline(__always)
-    func current(at ts: Double, prior: Double) -> (place: Int32, confidence: Double)? {
+    mutating func current(at ts: Double, prior: Double) -> (place: Int32, confidence: Double)? {
         guard place >= 0, ts >= arrival - 60 else { return nil }
         let c = confidence(at: ts, prior: prior)
         return c >= Self.minimumConfidence ? (place, c) : nil
     }
 
     /// `evidenceWeight · S(ts − arrival) / S(evidence − arrival)` for the visit's place.
-    func confidence(at ts: Double, prior: Double) -> Double {
+    mutating func confidence(at ts: Double, prior: Double) -> Double {
         guard ts > evidence else { return evidenceWeight }
         let later = survival(Int(place), ts - arrival, prior: prior)
         let earlier = survival(Int(place), max(0, evidence - arrival), prior: prior)
@@ -196,7 +200,7 @@ struct PlaceTracker: Sendable, Codable, Hashable {
     }
 
     /// The smoothed probability that a visit at place `p` lasts longer than `d` seconds.
-    func survival(_ p: Int, _ d: Double, prior a: Double) -> Double {
+    mutating func survival(_ p: Int, _ d: Double, prior a: Double) -> Double {
         let B = Self.binCount
         let row = p * B
         let hasRow = p >= 0 && row + B <= durations.count

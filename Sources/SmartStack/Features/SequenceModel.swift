@@ -163,6 +163,9 @@ struct SequenceModel: Sendable, Codable {
     /// The decayed count of widget `w` in row `r` (stored units, as the other tables).
     @inline(__always) func value(_ r: Int, _ w: Int) -> Double { rows.value(r, w) }
 
+    /// Calls `body` with row `r` read in place (`ContextTable.withRow`).
+    @inline(__always) func withRow<T>(_ r: Int, _ body: (UnsafeBufferPointer<Double>) -> T) -> T { rows.withRow(r, body) }
+
     /// Counts an engagement of widget `w` at `ts` with stored weight `lw` under the contexts in
     /// force.
     mutating func engage(_ w: Int, at ts: Double, weight lw: Double) {

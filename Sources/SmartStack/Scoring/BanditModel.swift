@@ -79,16 +79,22 @@ struct BanditModel: Sendable, Codable, Hashable {
                 bias[w] = max(-10, min(10, bias[w] + Self.offsetRate * rate * gradient / (1 + biasSquared[w]).squareRoot()))
             }
         }
-        for k in 0..<F {
-            var expected = 0.0
-            for i in 0..<n { expected += p[i] * x[i * F + k] }
-            let gradient = x[engaged * F + k] - expected
-            if adaptive {
-                squaredGradients[k] += gradient * gradient
-                theta[k] = max(-10, min(10, theta[k] + rate * gradient / (1 + squaredGradients[k]).squareRoot()))
-            } else {
-                let pull = 0.01 * (theta[k] - ContextualModel.defaultWeights[k])
-                theta[k] = max(-10, min(10, theta[k] + rate * (gradient - pull)))
+        // The features and probabilities read through pointers (one check per array, not per
+        // element); the sums are the same, in the same order.
+        x.withUnsafeBufferPointer { x in
+            p.withUnsafeBufferPointer { p in
+                for k in 0..<F {
+                    var expected = 0.0
+                    for i in 0..<n { expected += p[i] * x[i * F + k] }
+                    let gradient = x[engaged * F + k] - expected
+                    if adaptive {
+                        squaredGradients[k] += gradient * gradient
+                        theta[k] = max(-10, min(10, theta[k] + rate * gradient / (1 + squaredGradients[k]).squareRoot()))
+                    } else {
+                        let pull = 0.01 * (theta[k] - ContextualModel.defaultWeights[k])
+                        theta[k] = max(-10, min(10, theta[k] + rate * (gradient - pull)))
+                    }
+                }
             }
         }
         updates += 1
@@ -127,21 +133,30 @@ struct BanditModel: Sendable, Codable, Hashable {
     /// The learned offset of widget `w` (0 before any).
     @inline(__always) func bias(of w: Int32) -> Double { Int(w) < bias.count ? bias[Int(w)] : 0 }
 
-    /// The score of row `i` (with its widget's offset when `widgets` is not empty).
-    @inline(__always) func score(features x: [Double], widgets: [Int32], row i: Int) -> Double {
-        var s = widgets.isEmpty ? 0 : bias(of: widgets[i])
-        let F = ContextualModel.featureCount
-        for k in 0..<F { s += theta[k] * x[i * F + k] }
-        return s
-    }
-
-    /// Softmax of the scores at `temperature` into `p`.
+    /// Softmax of the scores `θ · x(i)` (plus each widget's offset when `widgets` is not empty) at
+    /// `temperature` into `p`.
     func softmax(features x: [Double], widgets: [Int32], count n: Int, temperature: Double, into p: inout [Double]) {
         if p.count < n { p = [Double](repeating: 0, count: n) }
-        var m = -Double.infinity
-        for i in 0..<n { p[i] = score(features: x, widgets: widgets, row: i) / temperature; m = max(m, p[i]) }
-        var total = 0.0
-        for i in 0..<n { p[i] = exp(p[i] - m); total += p[i] }
-        for i in 0..<n { p[i] /= total }
+        let F = ContextualModel.featureCount
+        // `score(features:widgets:row:)` for every row, read through pointers: the same sums.
+        x.withUnsafeBufferPointer { x in
+            theta.withUnsafeBufferPointer { theta in
+                bias.withUnsafeBufferPointer { bias in
+                    p.withUnsafeMutableBufferPointer { p in
+                        var m = -Double.infinity
+                        for i in 0..<n {
+                            let w = widgets.isEmpty ? -1 : Int(widgets[i])
+                            var s = w < 0 ? 0 : (w < bias.count ? bias[w] : 0)
+                            for k in 0..<F { s += theta[k] * x[i * F + k] }
+                            p[i] = s / temperature
+                            m = max(m, p[i])
+                        }
+                        var total = 0.0
+                        for i in 0..<n { p[i] = exp(p[i] - m); total += p[i] }
+                        for i in 0..<n { p[i] /= total }
+                    }
+                }
+            }
+        }
     }
 }

@@ -105,10 +105,11 @@ enum ContextualModel {
     /// Fills `scratch.features` (a row of `Feature` columns per widget) with the feature values
     /// of `widgets` at `time`.
     ///
-    /// Hot path of every ranking and of every learning step. Arrays of `fs` are subscripted in
-    /// place, never bound to a local (a local copy of a class's array costs an atomic reference
-    /// count each way); only the kernel loop's three arrays are read through pointers. Every sum
-    /// and product is the same as a plain loop's, in the same order.
+    /// Hot path of every ranking and of every learning step. Arrays of `fs` are read through
+    /// pointers (the kernel's bins, the widgets' signals and, per stack, the row of each context
+    /// in its count table), never bound to a local (a local copy of a class's array costs an
+    /// atomic reference count each way). Every sum and product is the same as a plain loop's, in
+    /// the same order.
     /// - Complexity: O(n · (kernel bins + context pairs)).
     /// `records` counts the events `fs` has recorded: the moment's context (the same for every
     /// stack) is computed once per instant and count, and kept in `scratch`.
@@ -145,14 +146,16 @@ enum ContextualModel {
         scratch.withRawAndFeatures { raw, x in
             widgets.withUnsafeBufferPointer { widgets in
                 let totals = evidence(fs, widgets: widgets, at: time, context: context, long: fL, recent: fR, into: raw)
-                if let terms = source.terms(fs, widgets: widgets, at: time, context: context, raw: raw, totals: totals) {
-                    logRatios(fs, widgets: widgets, at: ts, prior: prior, sequencePrior: sequencePrior, totals: totals,
-                              placeConfidence: context.placeConfidence, hasApp: context.app >= 0,
-                              targets: PopulationTargets(terms: terms), raw: raw, into: x)
-                } else {
-                    logRatios(fs, widgets: widgets, at: ts, prior: prior, sequencePrior: sequencePrior, totals: totals,
-                              placeConfidence: context.placeConfidence, hasApp: context.app >= 0, targets: OwnTargets(),
-                              raw: raw, into: x)
+                fs.signals.withUnsafeBufferPointer { signals in
+                    if let terms = source.terms(fs, widgets: widgets, at: time, context: context, raw: raw, totals: totals) {
+                        logRatios(signals, widgets: widgets, at: ts, prior: prior, sequencePrior: sequencePrior, totals: totals,
+                                  placeConfidence: context.placeConfidence, hasApp: context.app >= 0,
+                                  targets: PopulationTargets(terms: terms), raw: raw, into: x)
+                    } else {
+                        logRatios(signals, widgets: widgets, at: ts, prior: prior, sequencePrior: sequencePrior, totals: totals,
+                                  placeConfidence: context.placeConfidence, hasApp: context.app >= 0, targets: OwnTargets(),
+                                  raw: raw, into: x)
+                    }
                 }
                 contextPairs(fs, widgets: widgets, offset: time.utcOffsetSeconds, prior: prior, long: fL, raw: raw, into: x)
             }
@@ -245,35 +248,71 @@ enum ContextualModel {
                         raw[i + lane, .rejections] = sums.rr[lane]
                     }
                 }
-                for i in 0..<widgets.count {
-                    let w = Int(widgets[i])
-                    let all = raw[i, .timeAllDays], dt = raw[i, .timeSameDays], rr = raw[i, .rejections]
-                    raw[i, .order] = order
-                    raw[i, .usage] = fs.signals[w].usage * fL
-                    raw[i, .timeAllDays] = all * fL
-                    raw[i, .timeSameDays] = dt * fL
-                    raw[i, .place] = fs.placeTable.value(c.place, w) * fL
-                    raw[i, .previousApp] = fs.appTable.value(c.app, w) * fL
-                    raw[i, .previousAppGap] = fs.appGapTable.value(c.appGap, w) * fL
-                    raw[i, .lastTwoApps] = fs.sequence.value(c.runs.order2, w) * fL
-                    raw[i, .lastThreeApps] = fs.sequence.value(c.runs.order3, w) * fL
-                    raw[i, .routineTwo] = fs.routines.value(c.routines.order2, w) * fL
-                    raw[i, .routineThree] = fs.routines.value(c.routines.order3, w) * fL
-                    raw[i, .recent] = fs.signals[w].recent * fR
-                    raw[i, .rejections] = rr * fL
-                    raw[i, .awake] = fs.awakeTable.value(c.awake, w) * fL
-                    raw[i, .hour] = rows[WidgetBins.hourCounts.index(w, hour)]
-                    totals.u += order; totals.c0 += raw[i, .usage]; totals.all += raw[i, .timeAllDays]
-                    totals.dt += raw[i, .timeSameDays]; totals.place += raw[i, .place]
-                    totals.app += raw[i, .previousApp]; totals.gap += raw[i, .previousAppGap]
-                    totals.lastTwo += raw[i, .lastTwoApps]; totals.lastThree += raw[i, .lastThreeApps]
-                    totals.routineTwo += raw[i, .routineTwo]; totals.routineThree += raw[i, .routineThree]
-                    totals.recent += raw[i, .recent]; totals.awake += raw[i, .awake]; totals.hour += raw[i, .hour]
-                    order = max(order * orderDecay, 1e-9)
+                withRows(fs, c) { t in
+                    for i in 0..<widgets.count {
+                        let w = Int(widgets[i])
+                        let all = raw[i, .timeAllDays], dt = raw[i, .timeSameDays], rr = raw[i, .rejections]
+                        raw[i, .order] = order
+                        raw[i, .usage] = t.signals[w].usage * fL
+                        raw[i, .timeAllDays] = all * fL
+                        raw[i, .timeSameDays] = dt * fL
+                        raw[i, .place] = t.place.entry(w) * fL
+                        raw[i, .previousApp] = t.app.entry(w) * fL
+                        raw[i, .previousAppGap] = t.appGap.entry(w) * fL
+                        raw[i, .lastTwoApps] = t.lastTwo.entry(w) * fL
+                        raw[i, .lastThreeApps] = t.lastThree.entry(w) * fL
+                        raw[i, .routineTwo] = t.routineTwo.entry(w) * fL
+                        raw[i, .routineThree] = t.routineThree.entry(w) * fL
+                        raw[i, .recent] = t.signals[w].recent * fR
+                        raw[i, .rejections] = rr * fL
+                        raw[i, .awake] = t.awake.entry(w) * fL
+                        raw[i, .hour] = rows[WidgetBins.hourCounts.index(w, hour)]
+                        totals.u += order; totals.c0 += raw[i, .usage]; totals.all += raw[i, .timeAllDays]
+                        totals.dt += raw[i, .timeSameDays]; totals.place += raw[i, .place]
+                        totals.app += raw[i, .previousApp]; totals.gap += raw[i, .previousAppGap]
+                        totals.lastTwo += raw[i, .lastTwoApps]; totals.lastThree += raw[i, .lastThreeApps]
+                        totals.routineTwo += raw[i, .routineTwo]; totals.routineThree += raw[i, .routineThree]
+                        totals.recent += raw[i, .recent]; totals.awake += raw[i, .awake]; totals.hour += raw[i, .hour]
+                        order = max(order * orderDecay, 1e-9)
+                    }
                 }
             }
         }
         return totals
+    }
+
+    /// The rows of the moment's contexts in the count tables, and the widgets' signals, read in
+    /// place (an empty row where a context has none): one look-up per stack, then one bounds
+    /// check per widget and table.
+    private struct Rows {
+        let signals: UnsafeBufferPointer<WidgetSignals>
+        let place, app, appGap, lastTwo, lastThree, routineTwo, routineThree, awake: UnsafeBufferPointer<Double>
+    }
+
+    /// Calls `body` with the `Rows` of context `c`.
+    @inline(__always)
+    private static func withRows<T>(_ fs: FeatureState, _ c: Context, _ body: (Rows) -> T) -> T {
+        fs.signals.withUnsafeBufferPointer { signals in
+            fs.placeTable.withRow(c.place) { place in
+                fs.appTable.withRow(c.app) { app in
+                    fs.appGapTable.withRow(c.appGap) { appGap in
+                        fs.sequence.withRow(c.runs.order2) { lastTwo in
+                            fs.sequence.withRow(c.runs.order3) { lastThree in
+                                fs.routines.withRow(c.routines.order2) { routineTwo in
+                                    fs.routines.withRow(c.routines.order3) { routineThree in
+                                        fs.awakeTable.withRow(c.awake) { awake in
+                                            body(Rows(signals: signals, place: place, app: app, appGap: appGap, lastTwo: lastTwo,
+                                                      lastThree: lastThree, routineTwo: routineTwo, routineThree: routineThree,
+                                                      awake: awake))
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Adds `Σ kw[k]·(days[k] + days[96 + k])`, `Σ kw[k]·day[k]` and `Σ kw[k]·rejections[k]`
@@ -307,8 +346,8 @@ enum ContextualModel {
     /// what it did before there were priors.
     @inline(__always)
     private static func logRatios<Targets: SmoothingTargets>(
-        _ fs: FeatureState, widgets: UnsafeBufferPointer<Int32>, at ts: Double, prior a: Double, sequencePrior b: Double,
-        totals: Totals, placeConfidence c: Double, hasApp: Bool, targets: Targets,
+        _ signals: UnsafeBufferPointer<WidgetSignals>, widgets: UnsafeBufferPointer<Int32>, at ts: Double, prior a: Double,
+        sequencePrior b: Double, totals: Totals, placeConfidence c: Double, hasApp: Bool, targets: Targets,
         raw: ScratchRows<Evidence>, into x: ScratchRows<Feature>
     ) {
         let dn = Double(widgets.count)
@@ -337,10 +376,9 @@ enum ContextualModel {
             }
             x[i, .context] = 0
             x[i, .recent] = log((raw[i, .recent] + a * p0) / (totals.recent + a) / p0)
-            let w = Int(widgets[i])
-            if fs.signals[w].hintStart <= ts && ts < fs.signals[w].hintEnd
-                && fs.signals[w].hintScore > 0 && fs.signals[w].hintMax > 0 {
-                x[i, .hint] = min(fs.signals[w].hintScore / fs.signals[w].hintMax, 1) - 0.5
+            let signal = signals[Int(widgets[i])]
+            if signal.hintStart <= ts && ts < signal.hintEnd && signal.hintScore > 0 && signal.hintMax > 0 {
+                x[i, .hint] = min(signal.hintScore / signal.hintMax, 1) - 0.5
             } else {
                 x[i, .hint] = 0
             }
@@ -364,13 +402,15 @@ enum ContextualModel {
         for k in 0...fs.currentPairs.count {
             let pair = k < fs.currentPairs.count ? Int(fs.currentPairs[k]) : Int(offsetPair)
             guard pair >= 0 else { continue }
-            var total = 0.0
-            for i in 0..<n { total += fs.pairTable.value(pair, Int(widgets[i])) * fL }
-            if total == 0 { continue }
-            for i in 0..<n {
-                let p0 = raw[i, .p0]
-                let v = fs.pairTable.value(pair, Int(widgets[i])) * fL
-                x[i, .context] += log((v + a * p0) / (total + a) / p0)
+            fs.pairTable.withRow(pair) { row in
+                var total = 0.0
+                for i in 0..<n { total += row.entry(Int(widgets[i])) * fL }
+                if total == 0 { return }
+                for i in 0..<n {
+                    let p0 = raw[i, .p0]
+                    let v = row.entry(Int(widgets[i])) * fL
+                    x[i, .context] += log((v + a * p0) / (total + a) / p0)
+                }
             }
         }
     }
@@ -398,11 +438,14 @@ struct ScoringScratch: Sendable {
     var order: [Int] = []
     var probabilities: [Double] = []
     /// The mixture's buffers: each expert's probability per widget, each ranked expert's rank
-    /// per widget, one ranking's scores, a sort order, the experts' weights, a calibration.
+    /// per widget, one ranking's scores, the experts' weights, a calibration.
     var experts: [Double] = []
     var ranks: [Int32] = []
     var baseline: [Double] = []
-    var rankOrder: [Int] = []
+    /// Per stack, each ranked expert's last order of its widgets (`rankedCount` blocks of the
+    /// stack's size): the next ranking's sort starts from it, and an order that did not change
+    /// sorts in one pass.
+    var rankOrders: [[Int]] = []
     var weights: [Double] = []
     var calibration: [Double] = []
     /// Rank calibrations per stack size up to `SignalMixture.rankCells` (rows of `rankCells` per
@@ -436,8 +479,12 @@ struct ScoringScratch: Sendable {
         if order.count < n { order = Array(0..<n) }
     }
 
-    /// Grows the mixture's buffers to hold `n` widgets.
-    mutating func prepareMixture(widgets n: Int) {
+    /// Grows the mixture's buffers to hold `n` widgets of stack `stack`.
+    mutating func prepareMixture(widgets n: Int, stack: Int) {
+        if rankOrders.count <= stack { rankOrders.append(contentsOf: repeatElement([], count: stack + 1 - rankOrders.count)) }
+        if rankOrders[stack].count != n * SignalMixture.rankedCount {
+            rankOrders[stack] = (0..<SignalMixture.rankedCount).flatMap { _ in 0..<n }
+        }
         if calibrationVersion.isEmpty {
             let R = SignalMixture.rankCells
             calibrationVersion = [Int](repeating: -1, count: R + 1)
@@ -448,7 +495,6 @@ struct ScoringScratch: Sendable {
             experts = [Double](repeating: 0, count: n * SignalMixture.expertCount)
             ranks = [Int32](repeating: 0, count: n * SignalMixture.rankedCount)
             baseline = [Double](repeating: 0, count: n)
-            rankOrder = [Int](repeating: 0, count: n)
         }
     }
 
@@ -476,23 +522,24 @@ struct ScoringScratch: Sendable {
         let experts: UnsafeMutableBufferPointer<Double>
         let ranks: UnsafeMutableBufferPointer<Int32>
         let baseline: UnsafeMutableBufferPointer<Double>
-        let rankOrder: UnsafeMutableBufferPointer<Int>
+        let rankOrders: UnsafeMutableBufferPointer<Int>
         let calibration: UnsafeMutableBufferPointer<Double>
         let calibrationCache: UnsafeMutableBufferPointer<Double>
     }
 
-    /// Runs `body` with the mixture's buffers as pointers (grown by `prepareMixture` first).
+    /// Runs `body` with the mixture's buffers as pointers, the rank orders of stack `stack`
+    /// (grown by `prepareMixture` first).
     @inline(__always)
-    mutating func withMixtureBuffers<T>(_ body: (MixtureBuffers) -> T) -> T {
+    mutating func withMixtureBuffers<T>(stack: Int, _ body: (MixtureBuffers) -> T) -> T {
         scores.withUnsafeMutableBufferPointer { scores in
             experts.withUnsafeMutableBufferPointer { experts in
                 ranks.withUnsafeMutableBufferPointer { ranks in
                     baseline.withUnsafeMutableBufferPointer { baseline in
-                        rankOrder.withUnsafeMutableBufferPointer { rankOrder in
+                        rankOrders[stack].withUnsafeMutableBufferPointer { rankOrders in
                             calibration.withUnsafeMutableBufferPointer { calibration in
                                 calibrationCache.withUnsafeMutableBufferPointer { cache in
                                     body(MixtureBuffers(scores: scores, experts: experts, ranks: ranks, baseline: baseline,
-                                                        rankOrder: rankOrder, calibration: calibration, calibrationCache: cache))
+                                                        rankOrders: rankOrders, calibration: calibration, calibrationCache: cache))
                                 }
                             }
                         }
@@ -567,3 +614,4 @@ struct ScratchRows<Column: ScratchColumn> {
         nonmutating set { base[column.index(row: row)] = newValue }
     }
 }
+

@@ -75,13 +75,18 @@ extension Scorer {
             // Entries are overwritten in place: their buffers are reused from one screen-on to
             // the next, and an unchanged widget list (the same buffer) is not reassigned.
             if bandit.pending[k].widgets != features.stackWidgets[s] { bandit.pending[k].widgets = features.stackWidgets[s] }
-            if hasScored(stack: s, widgets: n, at: time) {
-                lastScored[s].features.withUnsafeBufferPointer { bandit.pending[k].features.overwrite(withFirst: n * F, of: $0) }
+            // The decision at the same instant, with nothing recorded since, computed them: its
+            // buffers are taken as they are (exchanged with the entry's), and `lastScored[s]`, which
+            // this screen-on's recording makes stale anyway, is marked so.
+            let scored = hasScored(stack: s, widgets: n, at: time)
+            if scored {
+                swap(&lastScored[s].features, &bandit.pending[k].features)
             } else {
                 contextualFeatures(features.stackWidgets[s], at: time, scratch: &learningScratch)
                 learningScratch.features.withUnsafeBufferPointer { bandit.pending[k].features.overwrite(withFirst: n * F, of: $0) }
             }
-            if usesMixture { keepExperts(pending: k, stack: s, at: time) }
+            if usesMixture { keepExperts(pending: k, stack: s, scored: scored, at: time) }
+            if scored { lastScored[s].recordCount = .max }
             bandit.pending[k].isOpen = true
             k += 1
         }
@@ -89,19 +94,18 @@ extension Scorer {
     }
 
     /// Keeps the mixture's experts of stack `s` at `time` in pending entry `k` (whose features
-    /// are kept already).
-    private func keepExperts(pending k: Int, stack s: Int, at time: EventTime) {
+    /// are kept already); `scored`: the decision at the same instant computed them (`lastScored[s]`).
+    private func keepExperts(pending k: Int, stack s: Int, scored: Bool, at time: EventTime) {
         let n = features.stackWidgets[s].count
         let E = SignalMixture.expertCount, B = SignalMixture.rankedCount
-        if bandit.pending[k].ranks.count != n * B { bandit.pending[k].ranks = [Int32](repeating: 0, count: n * B) }
-        // The decision at the same instant, with nothing recorded since, computed them already.
-        if hasScored(stack: s, widgets: n, at: time) && lastScored[s].experts.count == n * E {
-            lastScored[s].experts.withUnsafeBufferPointer { bandit.pending[k].experts.overwrite(withFirst: n * E, of: $0) }
-            lastScored[s].ranks.withUnsafeBufferPointer { bandit.pending[k].ranks.overwrite(withFirst: n * B, of: $0) }
+        if scored && lastScored[s].experts.count == n * E && lastScored[s].ranks.count == n * B {
+            swap(&lastScored[s].experts, &bandit.pending[k].experts)
+            swap(&lastScored[s].ranks, &bandit.pending[k].ranks)
             return
         }
+        if bandit.pending[k].ranks.count != n * B { bandit.pending[k].ranks = [Int32](repeating: 0, count: n * B) }
         bandit.pending[k].features.withUnsafeBufferPointer { modelScores(features: $0, widgets: features.stackWidgets[s]) }
-        mixture.experts(features, policy: policy, widgets: features.stackWidgets[s], at: time, scratch: &learningScratch)
+        mixture.experts(features, policy: policy, stack: s, widgets: features.stackWidgets[s], at: time, scratch: &learningScratch)
         learningScratch.experts.withUnsafeBufferPointer { bandit.pending[k].experts.overwrite(withFirst: n * E, of: $0) }
         learningScratch.ranks.withUnsafeBufferPointer { bandit.pending[k].ranks.overwrite(withFirst: n * B, of: $0) }
     }
@@ -137,7 +141,7 @@ extension Scorer {
             let x = learningFeatures(stack: s, widgets: widgets, at: time)
             if usesMixture {
                 x.withUnsafeBufferPointer { modelScores(features: $0, widgets: widgets) }
-                mixture.experts(features, policy: policy, widgets: widgets, at: time, scratch: &learningScratch)
+                mixture.experts(features, policy: policy, stack: s, widgets: widgets, at: time, scratch: &learningScratch)
                 let E = SignalMixture.expertCount, B = SignalMixture.rankedCount
                 learningScratch.experts.withUnsafeBufferPointer { experts in
                     learningScratch.ranks.withUnsafeBufferPointer { ranks in

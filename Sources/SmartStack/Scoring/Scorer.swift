@@ -34,6 +34,8 @@ final class Scorer {
     /// bit-identical to a recomputation), so a decision followed by its screen-on or engagement
     /// computes them once.
     @exclusivity(unchecked) var lastScored: [ScoredFeatures] = []
+    /// The bytes of the reason being written (`Scorer+Explanations`), reused by every reason.
+    @exclusivity(unchecked) var textBuffer: [UInt8] = []
 
     /// A stack's features as scored at `time` after `recordCount` events, and the mixture's
     /// experts and ranks then (empty without a mixture).
@@ -95,7 +97,7 @@ final class Scorer {
                         scratch.weightsTime = ts
                         scratch.weightsVersion = mixture.version
                     }
-                    mixture.experts(features, policy: policy, widgets: widgets, at: time, scratch: &scratch)
+                    mixture.experts(features, policy: policy, stack: s, widgets: widgets, at: time, scratch: &scratch)
                     mixture.mix(weights: scratch.weights, widgets: n, scratch: &scratch)
                 }
             case .external:
@@ -152,14 +154,17 @@ final class Scorer {
         let F = ContextualModel.featureCount
         let n = widgets.count
         let offsets = learnsOffsets
-        for i in 0..<n {
-            var v = offsets ? bandit.bias(of: widgets[i]) : 0
-            if learnsWeights {
-                for k in 0..<F { v += bandit.theta[k] * x[i * F + k] }
-            } else {
-                for k in 0..<F { v += ContextualModel.defaultWeights[k] * x[i * F + k] }
+        // The weights and offsets read through pointers (one look-up each per stack, not per
+        // widget and feature); the sums are the same, in the same order.
+        (learnsWeights ? bandit.theta : ContextualModel.defaultWeights).withUnsafeBufferPointer { theta in
+            bandit.bias.withUnsafeBufferPointer { bias in
+                for i in 0..<n {
+                    let w = Int(widgets[i])
+                    var v = offsets && w < bias.count ? bias[w] : 0
+                    for k in 0..<F { v += theta[k] * x[i * F + k] }
+                    scores[i] = v
+                }
             }
-            scores[i] = v
         }
     }
 

@@ -139,26 +139,31 @@ struct SignalMixture: Sendable, Codable, Hashable {
         // Dividing by a last weight of 1 (a stack of at most `rankCells`) changes nothing: skipped.
         if lastWeight != 1 { q[m - 1] /= lastWeight }
         // Pool adjacent violators: blocks of ranks (value, weight, first rank) on the stack (a
-        // constant capacity, `rankCells`, which `m` never exceeds).
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: 32) { buffer in
-            withUnsafeTemporaryAllocation(of: Int.self, capacity: 16) { starts in
-                let values = buffer.baseAddress!, weights = values + 16
-                var count = 0
-                for k in 0..<m {
-                    values[count] = q[k]; weights[count] = k == m - 1 ? lastWeight : 1; starts[count] = k
-                    count += 1
-                    // Merge while a later block is likelier than the one before it.
-                    while count > 1 && values[count - 1] > values[count - 2] {
-                        let weight = weights[count - 2] + weights[count - 1]
-                        values[count - 2] = (values[count - 2] * weights[count - 2] + values[count - 1] * weights[count - 1]) / weight
-                        weights[count - 2] = weight
-                        count -= 1
+        // constant capacity, `rankCells`, which `m` never exceeds). A record already
+        // non-increasing in rank, the usual case, pools nothing: skipped.
+        var violated = false
+        for k in 1..<max(1, m) where q[k] > q[k - 1] { violated = true; break }
+        if violated {
+            withUnsafeTemporaryAllocation(of: Double.self, capacity: 32) { buffer in
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: 16) { starts in
+                    let values = buffer.baseAddress!, weights = values + 16
+                    var count = 0
+                    for k in 0..<m {
+                        values[count] = q[k]; weights[count] = k == m - 1 ? lastWeight : 1; starts[count] = k
+                        count += 1
+                        // Merge while a later block is likelier than the one before it.
+                        while count > 1 && values[count - 1] > values[count - 2] {
+                            let weight = weights[count - 2] + weights[count - 1]
+                            values[count - 2] = (values[count - 2] * weights[count - 2] + values[count - 1] * weights[count - 1]) / weight
+                            weights[count - 2] = weight
+                            count -= 1
+                        }
                     }
-                }
-                if count < m {  // some ranks were pooled: spread each block's value over its ranks
-                    for j in 0..<count {
-                        let end = j + 1 < count ? starts[j + 1] : m
-                        for k in starts[j]..<end { q[k] = values[j] }
+                    if count < m {  // some ranks were pooled: spread each block's value over its ranks
+                        for j in 0..<count {
+                            let end = j + 1 < count ? starts[j + 1] : m
+                            for k in starts[j]..<end { q[k] = values[j] }
+                        }
                     }
                 }
             }
@@ -172,22 +177,22 @@ struct SignalMixture: Sendable, Codable, Hashable {
         for k in 0..<m { q[k] /= total }
     }
 
-    /// Each expert's probability of each widget of a stack into `scratch.experts` (row-major,
+    /// Each expert's probability of each widget of stack `s` into `scratch.experts` (row-major,
     /// `expertCount` per widget) and each ranked expert's rank of each widget into
     /// `scratch.ranks` (`rankedCount` per widget), from the model's scores in `scratch.scores`.
     /// - Complexity: O(n log n) per ranked expert.
-    func experts(_ fs: FeatureState, policy: ResolvedPolicy, widgets: [Int32], at time: EventTime,
+    func experts(_ fs: FeatureState, policy: ResolvedPolicy, stack s: Int, widgets: [Int32], at time: EventTime,
                  scratch: inout ScoringScratch) {
         let n = widgets.count
         let E = Self.expertCount, B = Self.rankedCount, T = Self.temperatures.count, R = Self.rankCells
-        scratch.prepareMixture(widgets: n)
+        scratch.prepareMixture(widgets: n, stack: s)
         let stale = n <= R && scratch.calibrationVersion[n] != version
         if stale { scratch.calibrationVersion[n] = version }
         // Every buffer read and written through pointers: one uniqueness check per array per
         // call, not one per element.
-        scratch.withMixtureBuffers { buffers in
+        scratch.withMixtureBuffers(stack: s) { buffers in
             let scores = buffers.scores, experts = buffers.experts, ranks = buffers.ranks
-            let baseline = buffers.baseline, rankOrder = buffers.rankOrder
+            let baseline = buffers.baseline
             let calibration = buffers.calibration, calibrationCache = buffers.calibrationCache
             // The model's softmax at temperatures 1, 2 and 4: exp(x / 2) is the square root of exp(x).
             var top = -Double.infinity
@@ -218,7 +223,12 @@ struct SignalMixture: Sendable, Codable, Hashable {
                 } else {
                     Baselines.scores(Self.baselines[b - 1], policy: policy, fs, widgets: widgets, at: time, into: baseline)
                 }
-                for i in 0..<n { rankOrder[i] = i }
+                // From this expert's last order of the stack: the sorted order is the same from
+                // any start (scores descending, ties by index: a total order without NaN).
+                let rankOrder = UnsafeMutableBufferPointer(rebasing: buffers.rankOrders[(b * n)..<(b * n + n)])
+                var comparable = true
+                for i in 0..<n where baseline[i].isNaN { comparable = false }
+                if !comparable { for i in 0..<n { rankOrder[i] = i } }
                 ScoringScratch.sort(rankOrder, count: n, by: UnsafeBufferPointer(baseline))
                 // This expert's column of `experts` and `ranks`, and its calibration by rank.
                 let expert = experts.baseAddress! + T + b, rank = ranks.baseAddress! + b

@@ -93,9 +93,10 @@ enum GroundTruthFormat {
             }
         }
 
-        mutating func number(_ field: String) throws(GroundTruthError) -> Double {
+        /// The number at `i`; `field` (named only when it fails) is where it is.
+        mutating func number(_ field: @autoclosure () -> String) throws(GroundTruthError) -> Double {
             skipSpace()
-            guard let v = JSONScalars.number(bytes, at: &i) else { throw fail(field, "expected a number") }
+            guard let v = JSONScalars.number(bytes, at: &i) else { throw fail(field(), "expected a number") }
             return v
         }
 
