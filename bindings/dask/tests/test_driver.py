@@ -170,10 +170,10 @@ def test_the_command_line_runs_a_local_cluster(binary, workdir):
 
 def test_a_small_input_is_evaluated_in_one_process_with_the_same_report(binary, workdir):
     # Below --local-below a LocalCluster costs more than it saves: one `smartstack evaluate`.
-    data = str(REPOSITORY / "Datasets" / "drift.jsonl")
+    data = str(DATASETS / "drift.jsonl")
     command = [sys.executable, "-m", "smartstack_dask", "evaluate", data, "--scheduler", "local", "--workers", "2",
                "--binary", binary, "--policies", "static,contextual", "--bootstrap", "50", "--json"]
-    env = dict(os.environ, PYTHONPATH=str(REPOSITORY / "bindings" / "dask"))
+    env = dict(os.environ, PYTHONPATH=str(PACKAGE))
     run = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
     assert run.returncode == 0, run.stderr
     assert "without a cluster" in run.stderr, run.stderr
