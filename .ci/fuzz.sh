@@ -48,6 +48,16 @@ selected=("$@")
 [ "${#selected[@]}" -gt 0 ] || selected=(jsonl studentlife aware-screen obd lsapp csv)
 
 step "build fuzz targets"
+# .ci/bindings.sh, which CI runs first, compiles the same two modules with the same sanitizers and
+# optimisation into .build/bindings: reuse them (the engine's whole-module build takes minutes).
+# `module` still recompiles one whose sources are newer than the copied object.
+for name in SmartStackSQLite SmartStack; do
+    if [ ! -f "$out/$name.o" ] && [ -f ".build/bindings/$name.o" ] && [ -f ".build/bindings/$name.swiftmodule" ]; then
+        echo "reusing .build/bindings/$name (sanitized by .ci/bindings.sh)"
+        cp -p ".build/bindings/$name".{o,swiftmodule,swiftdoc,swiftsourceinfo} "$out/" 2>/dev/null \
+            || cp -p ".build/bindings/$name.o" ".build/bindings/$name.swiftmodule" "$out/"
+    fi
+done
 module SmartStackSQLite Sources/SmartStackSQLite
 module SmartStack Sources/SmartStack
 module SmartStackDatasets Sources/SmartStackDatasets
