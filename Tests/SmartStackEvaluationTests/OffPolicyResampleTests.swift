@@ -53,4 +53,109 @@ import SmartStack
             _ = stepped.next()
         }
     }
+    /// Units of rounds: each resample draws as many units as there are and takes all their
+    /// rounds; a mean divides by the rounds drawn.
+    static func clusteredReference(_ parts: [(numerator: [Double], denominator: [Double]?)], units: [Int],
+                                   unitCount g: Int, samples: Int, seed: UInt64) -> [[Double]] {
+        var generator = SeededGenerator(seed: seed)
+        var replicates = [[Double]](repeating: [], count: parts.count)
+        for _ in 0..<samples {
+            var times = [Int](repeating: 0, count: g)
+            for _ in 0..<g { times[generator.index(below: g)] += 1 }
+            for (k, part) in parts.enumerated() {
+                var num = 0.0, den = 0.0
+                for (i, u) in units.enumerated() where times[u] > 0 {
+                    num += Double(times[u]) * part.numerator[i]
+                    den += Double(times[u]) * (part.denominator?[i] ?? 1)
+                }
+                if den > 0 { replicates[k].append(num / den) }
+            }
+        }
+        return replicates
+    }
+
+    @Test func clusteredReplicatesResampleWholeUnitsForAnyThreads() {
+        var g = SeededGenerator(seed: 11)
+        let n = 300
+        let units = (0..<n).map { ($0 * 7) % 23 }   // 23 units, rounds interleaved
+        let a = (0..<n).map { _ in g.nextUnit() }
+        let c = (0..<n).map { _ in g.nextUnit() * 2 }
+        let parts: [(numerator: [Double], denominator: [Double]?)] = [(a, nil), (a, c), (c, nil)]
+        let expected = Self.clusteredReference(parts, units: units, unitCount: 23, samples: 64, seed: 3)
+        for threads in [1, 2, 5] {
+            let got = RoundTerms.bootstrapReplicates(parts, rounds: n, units: units, unitCount: 23,
+                                                     samples: 64, seed: 3, threads: threads)
+            #expect(got.count == expected.count)
+            for (x, y) in zip(got, expected) {
+                #expect(x.count == y.count)
+                for (u, v) in zip(x, y) { #expect(abs(u - v) <= 1e-12 * max(1, abs(v)), "threads \(threads)") }
+            }
+        }
+    }
+
+    @Test func oneRoundPerUnitIsTheRoundBootstrapExactly() {
+        var g = SeededGenerator(seed: 8)
+        let n = 97
+        let a = (0..<n).map { _ in g.nextUnit() }
+        let c = (0..<n).map { _ in g.nextUnit() + 0.1 }
+        let parts: [(numerator: [Double], denominator: [Double]?)] = [(a, nil), (a, c)]
+        let plain = RoundTerms.bootstrapReplicates(parts, rounds: n, samples: 50, seed: 1)
+        let units = RoundTerms.bootstrapReplicates(parts, rounds: n, units: Array(0..<n), unitCount: n,
+                                                   samples: 50, seed: 1)
+        #expect(plain.map { $0.map(\.bitPattern) } == units.map { $0.map(\.bitPattern) })
+    }
+
+    /// Rounds of one day that share their outcome are one piece of evidence, not many: naming
+    /// the day as the rounds' cluster widens the interval; rounds without a cluster are units
+    /// of their own, and a negative cluster is refused with the round and field.
+    @Test func clustersOfCorrelatedRoundsWidenTheInterval() throws {
+        var g = SeededGenerator(seed: 21)
+        var rounds: [LoggedRound] = []
+        for day in 0..<30 {
+            let engaged: Double = g.nextUnit() < 0.5 ? 1 : 0   // the whole day engages or not
+            for _ in 0..<20 {
+                rounds.append(LoggedRound(candidateCount: 2, loggedAction: 0, propensity: 0.5, reward: engaged,
+                                          targetDistribution: [1, 0], contextKey: "s", cluster: day))
+            }
+        }
+        let clustered = try OffPolicyEvaluation.estimate(rounds, estimators: [.ips()], seed: 4)
+        let loose = try OffPolicyEvaluation.estimate(rounds.map { var r = $0; r.cluster = nil; return r },
+                                                     estimators: [.ips()], seed: 4)
+        let wide = try #require(clustered.estimates[0].interval), narrow = try #require(loose.estimates[0].interval)
+        #expect(clustered.estimates[0].value == loose.estimates[0].value)
+        #expect(wide[1] - wide[0] > 3 * (narrow[1] - narrow[0]))
+        var bad = rounds
+        bad[5].cluster = -1
+        #expect(throws: OffPolicyError(round: 5, field: "cluster", message: "must be >= 0, got -1")) {
+            try OffPolicyEvaluation.estimate(bad, seed: 1)
+        }
+    }
+    /// The evaluator's one-hot rounds give exactly what the general estimator gives on the same
+    /// rounds written out as `LoggedRound`s (one-hot targets, the same predictions, the unit as
+    /// cluster): values, intervals and diagnostics.
+    @Test func oneHotRoundsMatchTheGeneralEstimator() throws {
+        var g = SeededGenerator(seed: 33)
+        var oneHot: [RoundTerms.OneHotRound] = []
+        var rounds: [LoggedRound] = []
+        for i in 0..<400 {
+            let k = 2 + g.index(below: 4)
+            let top = g.index(below: k), logged = g.index(below: k)
+            let propensity = i % 37 == 0 ? 1 : 0.1 + 0.9 * g.nextUnit()
+            let reward: Double = g.nextUnit() < 0.3 ? 1 : 0
+            var q = (0..<k).map { _ in g.nextUnit() * 0.5 }
+            q[top] = g.nextUnit()
+            let unit = i / 9
+            oneHot.append(RoundTerms.OneHotRound(top: top, logged: logged, propensity: propensity, reward: reward,
+                                                 qTop: q[top], qLogged: q[logged], unit: unit))
+            var target = [Double](repeating: 0, count: k)
+            target[top] = 1
+            rounds.append(LoggedRound(candidateCount: k, loggedAction: logged, propensity: propensity, reward: reward,
+                                      targetDistribution: target, estimatedRewards: q, cluster: unit))
+        }
+        let general = try OffPolicyEvaluation.estimate(rounds, bootstrap: BootstrapOptions(samples: 200), seed: 6)
+        let fast = RoundTerms(oneHot: oneHot).result(estimators: OffPolicyEstimator.standard,
+                                                     bootstrap: BootstrapOptions(samples: 200), seed: 6)
+        #expect(fast == general)
+        #expect(general.diagnostics.supportKnownRounds > 0)
+    }
 }

@@ -16,7 +16,8 @@ extension PartialEvaluation {
         w.key("stacks"); w.array(u.stacks) { $0.string($1) }
         w.key("impressions"); w.array(u.impressions) { w, i in
             w.raw("["); w.double(i.propensity); w.raw(","); w.int(i.actionCount); w.raw(","); w.int(i.loggedAction)
-            w.raw(","); w.int(i.stack); w.raw(","); w.int(i.hour); w.raw(","); w.int(i.isEngaged ? 1 : 0); w.raw("]")
+            w.raw(","); w.int(i.stack); w.raw(","); w.int(i.hour); w.raw(","); w.int(i.isEngaged ? 1 : 0)
+            w.raw(","); w.int(i.day); w.raw("]")
         }
         w.key("logging_policies"); w.array(u.loggingPolicies) { w, l in
             w.raw("["); w.string(l.name); w.raw(","); w.int(l.impressions); w.raw("]")
@@ -110,13 +111,18 @@ extension PartialEvaluation {
             let logged = try s.int(); try s.expect(",")
             let stack = try s.int(); try s.expect(",")
             let hour = try s.int(); try s.expect(",")
-            let engaged = try s.int(); try s.expect("]")
+            let engaged = try s.int(); try s.expect(",")
+            let day = try s.int(); try s.expect("]")
             guard let c = Int16(exactly: count), let l = Int16(exactly: logged), let st = Int16(exactly: stack),
-                  st >= 0, Int(st) < stackCount, let h = UInt8(exactly: hour), h < 24, engaged == 0 || engaged == 1 else {
+                  c > 0, l >= 0, l < c, st >= 0, Int(st) < stackCount, let h = UInt8(exactly: hour), h < 24,
+                  engaged == 0 || engaged == 1, let d = Int32(exactly: day) else {
                 throw s.failure("impression field out of range")
             }
+            guard propensity > 0, propensity <= 1 else {
+                throw s.failure("impression propensity \(propensity): must be in (0, 1]")
+            }
             u.impressions.append(LoggedImpression(propensity: propensity, actionCount: c, loggedAction: l, stack: st,
-                                                  hour: h, isEngaged: engaged == 1))
+                                                  hour: h, day: d, isEngaged: engaged == 1))
         }
         try s.key("logging_policies")
         try s.array { (s: inout PartialScanner) throws(EvaluationError) in

@@ -17,7 +17,7 @@ import SmartStackDatasets
 public struct PartialEvaluation: Sendable {
     /// The format's name and version, first in every file.
     public static let format = "smartstack-partial"
-    public static let version = 3
+    public static let version = 4
 
     /// The options that shape figures (threads and spill budget do not).
     struct Options: Sendable, Hashable {

@@ -28,11 +28,15 @@ public struct LoggedRound: Sendable, Hashable, Codable {
     /// Reward predictions `q̂` per candidate, if the caller has its own reward model; when every
     /// round has them, they replace the built-in ``RewardModel``.
     public var estimatedRewards: [Double]?
+    /// The group the bootstrap resamples as one unit (the evaluator gives each user-day its own),
+    /// so rounds that share a cause — one person's day — widen the interval together instead of
+    /// counting as independent. Rounds without one are each their own unit. Non-negative.
+    public var cluster: Int?
 
     /// Creates a logged round; validated when estimated.
     public init(candidateCount: Int, loggedAction: Int, propensity: Double, reward: Double,
                 targetDistribution: [Double], contextKey: String = "",
-                loggingDistribution: [Double]? = nil, estimatedRewards: [Double]? = nil) {
+                loggingDistribution: [Double]? = nil, estimatedRewards: [Double]? = nil, cluster: Int? = nil) {
         self.candidateCount = candidateCount
         self.loggedAction = loggedAction
         self.propensity = propensity
@@ -41,12 +45,13 @@ public struct LoggedRound: Sendable, Hashable, Codable {
         self.contextKey = contextKey
         self.loggingDistribution = loggingDistribution
         self.estimatedRewards = estimatedRewards
+        self.cluster = cluster
     }
 
     enum CodingKeys: String, CodingKey {
         case candidateCount = "candidate_count", loggedAction = "logged_action", propensity, reward
         case targetDistribution = "target_distribution", contextKey = "context_key"
-        case loggingDistribution = "logging_distribution", estimatedRewards = "estimated_rewards"
+        case loggingDistribution = "logging_distribution", estimatedRewards = "estimated_rewards", cluster
     }
 
     /// Checks the round; `i` is its index for the error.
@@ -67,6 +72,9 @@ public struct LoggedRound: Sendable, Hashable, Codable {
                                      message: "has \(loggingDistribution.count) entries for \(candidateCount) candidates")
             }
             try OffPolicyValidation.checkDistribution(loggingDistribution[...], round: i, field: "logging_distribution")
+        }
+        if let cluster, cluster < 0 {
+            throw OffPolicyError(round: i, field: "cluster", message: "must be >= 0, got \(cluster)")
         }
         if let estimatedRewards {
             guard estimatedRewards.count == candidateCount, estimatedRewards.allSatisfy(\.isFinite) else {

@@ -45,11 +45,12 @@ public enum OffPolicyEvaluation {
     /// ``RewardModel`` (prior strength `rewardModelPriorStrength`) fitted on the logged
     /// `(contextKey, loggedAction, reward)` rows. With `crossFitFolds` k > 1, round i is
     /// predicted by a model fitted without the rounds of its fold (`i mod k`), so a round's own
-    /// reward never enters its prediction. Intervals as in
-    /// the `BanditFeedback` overload.
+    /// reward never enters its prediction. Intervals as in the `BanditFeedback` overload,
+    /// except that rounds naming the same ``LoggedRound/cluster`` are resampled together (a
+    /// resample draws as many units as there are, rounds without a cluster being units alone).
     ///
     /// - Throws: ``OffPolicyError`` naming the round and field of the first invalid value.
-    /// - Complexity: O(Σ candidates · crossFitFolds + bootstrap.samples · n · estimators).
+    /// - Complexity: O(Σ candidates · crossFitFolds + bootstrap.samples · units · estimators).
     public static func estimate(
         _ rounds: [LoggedRound], estimators: [OffPolicyEstimator] = OffPolicyEstimator.standard,
         rewardModelPriorStrength: Double = 5, crossFitFolds: Int = 1,
@@ -129,6 +130,10 @@ struct RoundTerms {
     var direct: [Double] = []
     var supportKnown = 0
     var supportViolations = 0
+    /// Each round's bootstrap unit, dense in `0..<unitCount` in first-seen order, when some
+    /// round names a cluster (rounds without one are units of their own); `nil`: every round.
+    var units: [Int]?
+    var unitCount = 0
 
     var count: Int { weight.count }
 
@@ -168,6 +173,60 @@ struct RoundTerms {
                 noteSupport(target: target, loggedOnly: round.loggedAction)
             }
         }
+        if rounds.contains(where: { $0.cluster != nil }) {
+            var dense: [Int: Int] = [:]
+            var units: [Int] = []
+            units.reserveCapacity(rounds.count)
+            for round in rounds {
+                if let cluster = round.cluster {
+                    if let u = dense[cluster] { units.append(u) } else {
+                        dense[cluster] = unitCount
+                        units.append(unitCount)
+                        unitCount += 1
+                    }
+                } else {
+                    units.append(unitCount)
+                    unitCount += 1
+                }
+            }
+            self.units = units
+        }
+    }
+
+    /// A round whose target distribution is one-hot on `top` (a policy that shows one widget),
+    /// with the reward model's predictions at `top` and at the logged action, and its bootstrap
+    /// unit.
+    struct OneHotRound {
+        var top: Int
+        var logged: Int
+        var propensity: Double
+        var reward: Double
+        var qTop: Double
+        var qLogged: Double
+        var unit: Int
+    }
+
+    /// The terms of one-hot rounds, in O(1) each: the same as `LoggedRound`s with a one-hot
+    /// `targetDistribution`, these predictions and `cluster` the unit, would give.
+    init(oneHot rounds: [OneHotRound]) {
+        reserve(rounds.count)
+        var dense: [Int: Int] = [:]
+        var units: [Int] = []
+        units.reserveCapacity(rounds.count)
+        for round in rounds {
+            append(target: round.top == round.logged ? 1 : 0, propensity: round.propensity, reward: round.reward,
+                   qFactual: round.qLogged, direct: round.qTop)
+            if round.propensity == 1 {
+                supportKnown += 1
+                if round.top != round.logged { supportViolations += 1 }
+            }
+            if let u = dense[round.unit] { units.append(u) } else {
+                dense[round.unit] = unitCount
+                units.append(unitCount)
+                unitCount += 1
+            }
+        }
+        self.units = units
     }
 
     private mutating func reserve(_ n: Int) {
@@ -274,7 +333,8 @@ struct RoundTerms {
         }
         var intervals = [[Double]?](repeating: nil, count: estimators.count)
         if bootstrap.samples > 0, n > 0 {
-            let replicates = Self.bootstrapReplicates(parts, rounds: n, samples: bootstrap.samples, seed: seed, threads: threads)
+            let replicates = Self.bootstrapReplicates(parts, rounds: n, units: units, unitCount: unitCount,
+                                                      samples: bootstrap.samples, seed: seed, threads: threads)
             for e in estimators.indices where values[e] != nil && !replicates[e].isEmpty {
                 let sorted = replicates[e].sorted()
                 intervals[e] = [Self.percentile(sorted, bootstrap.alpha / 2),
@@ -288,20 +348,26 @@ struct RoundTerms {
                                bootstrap: bootstrap, seed: seed)
     }
 
-    /// Each estimator's value on `samples` resamples of the rounds (the same resamples for every
-    /// estimator); resamples where a ratio estimator is undefined are left out.
+    /// Each estimator's value on `samples` resamples (the same resamples for every estimator);
+    /// resamples where a ratio estimator is undefined are left out.
     ///
-    /// Resample `s` takes draws `s × n ..< (s + 1) × n` of one generator seeded by `seed`, so
-    /// resamples split among threads give the same replicates for any `threads`. A resample is
-    /// summed as each round's terms times the number of times it was drawn, in round order: the
-    /// draws only count into a small array, and the terms are then read once, in order, instead
-    /// of at a random place per draw (a table of many rounds does not fit a cache: each random
-    /// read was a miss, and most of a merge's time). Each distinct column of terms is summed
-    /// once per resample (SNIPS's numerator is IPS's, switch-DR's terms are DR's when no weight
-    /// exceeds its threshold, and a mean needs no denominator: n ones sum to n exactly).
+    /// The unit resampled is the round, or with `units` (each round's unit, dense in
+    /// `0..<unitCount`) the unit: a resample draws `unitCount` units with replacement and takes
+    /// all their rounds, so a mean is the drawn units' sum over their rounds' count. Each unit's
+    /// terms are summed once, in round order, so a resample costs O(units), not O(rounds).
     ///
-    /// - Complexity: O(samples × n × distinct columns) / threads.
+    /// Resample `s` takes draws `s × units ..< (s + 1) × units` of one generator seeded by
+    /// `seed`, so resamples split among threads give the same replicates for any `threads`. A
+    /// resample is summed as each unit's terms times the number of times it was drawn, in unit
+    /// order: the draws only count into a small array, and the terms are then read once, in
+    /// order, instead of at a random place per draw (a table of many rounds does not fit a cache:
+    /// each random read was a miss). Each distinct column of terms is summed once per resample
+    /// (SNIPS's numerator is IPS's, switch-DR's terms are DR's when no weight exceeds its
+    /// threshold, and a mean of rounds needs no denominator: n ones sum to n exactly).
+    ///
+    /// - Complexity: O(n × distinct columns + samples × units × distinct columns) / threads.
     static func bootstrapReplicates(_ parts: [(numerator: [Double], denominator: [Double]?)], rounds n: Int,
+                                    units: [Int]? = nil, unitCount: Int = 0,
                                     samples: Int, seed: UInt64, threads: Int = 1) -> [[Double]] {
         var columns: [[Double]] = []
         func column(_ terms: [Double]) -> Int {
@@ -312,10 +378,29 @@ struct RoundTerms {
         let numerator = parts.map { column($0.numerator) }
         let denominator = parts.map { $0.denominator.map(column) }
         let c = columns.count
-        // Round-major layout so one round's terms are one contiguous run.
-        var terms = [Double](repeating: 0, count: n * c)
-        for (k, column) in columns.enumerated() { for i in 0..<n { terms[i * c + k] = column[i] } }
+        // Unit-major layout so one unit's terms are one contiguous run; with units, a last
+        // column counts each unit's rounds (a mean's denominator).
+        let drawsPerResample: Int, width: Int, countColumn: Int?
+        var terms: [Double]
+        if let units {
+            drawsPerResample = unitCount
+            width = c + 1
+            countColumn = c
+            terms = [Double](repeating: 0, count: unitCount * width)
+            for i in 0..<n {
+                let base = units[i] * width
+                for (k, column) in columns.enumerated() { terms[base + k] += column[i] }
+                terms[base + c] += 1
+            }
+        } else {
+            drawsPerResample = n
+            width = c
+            countColumn = nil
+            terms = [Double](repeating: 0, count: n * c)
+            for (k, column) in columns.enumerated() { for i in 0..<n { terms[i * c + k] = column[i] } }
+        }
         columns = []
+        let g = drawsPerResample
         // Per resample, each estimator's value (`nil` where a ratio is undefined).
         let e = parts.count
         let table = terms
@@ -323,25 +408,26 @@ struct RoundTerms {
         let chunks = max(1, min(threads, samples))
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
             let lo = samples * chunk / chunks, hi = samples * (chunk + 1) / chunks
-            var generator = SeededGenerator(seed: seed).advanced(by: UInt64(lo) &* UInt64(n))
-            var sums = [Double](repeating: 0, count: c)
-            var drawn = [UInt32](repeating: 0, count: n)
+            var generator = SeededGenerator(seed: seed).advanced(by: UInt64(lo) &* UInt64(g))
+            var sums = [Double](repeating: 0, count: width)
+            var drawn = [UInt32](repeating: 0, count: g)
             var local: [[Double?]] = []
             local.reserveCapacity(hi - lo)
             table.withUnsafeBufferPointer { terms in
                 drawn.withUnsafeMutableBufferPointer { drawn in
                     sums.withUnsafeMutableBufferPointer { acc in
                         for _ in lo..<hi {
-                            for _ in 0..<n { drawn[generator.index(below: n)] &+= 1 }
-                            for k in 0..<c { acc[k] = 0 }
-                            for i in 0..<n where drawn[i] != 0 {
+                            for _ in 0..<g { drawn[generator.index(below: g)] &+= 1 }
+                            for k in 0..<width { acc[k] = 0 }
+                            for i in 0..<g where drawn[i] != 0 {
                                 let times = Double(drawn[i])
                                 drawn[i] = 0
-                                let base = i * c
-                                for k in 0..<c { acc[k] += times * terms[base + k] }
+                                let base = i * width
+                                for k in 0..<width { acc[k] += times * terms[base + k] }
                             }
+                            let rounds = countColumn.map { acc[$0] } ?? Double(n)
                             local.append((0..<e).map { k in
-                                let den = denominator[k].map { acc[$0] } ?? Double(n)
+                                let den = denominator[k].map { acc[$0] } ?? rounds
                                 return den > 0 ? acc[numerator[k]] / den : nil
                             })
                         }

@@ -9,9 +9,16 @@ import SmartStack
 /// the next `screen_on`, as a decision's target is: a later session's engagement is not this
 /// impression's), the
 /// evaluated policy's distribution one-hot on the top it was showing for that stack (its last
-/// decision at or before the impression), and the reward model's context `stack|local hour`.
+/// decision at or before the impression), and the reward model's context `stack|local hour`
+/// (the model fitted once on every sampled impression: what the logger's shows earned does not
+/// depend on the policy evaluated).
 /// Impressions where the policy showed nothing on that stack are left out. Beyond `roundLimit`
 /// impressions, a seeded uniform sample is used, the same for every policy.
+///
+/// The bootstrap resamples user-days, the unit of every other interval of the report: one
+/// person's impressions of a day share their causes (the day's routine, the widget on top for
+/// hours), so resampling them one by one would count them as independent and narrow the
+/// interval. It also makes a resample cost O(user-days) instead of O(impressions).
 ///
 /// Users are given one at a time in user order, so only the sample is kept (at most
 /// `roundLimit` impressions with every policy's action), whatever the number of users.
@@ -24,12 +31,16 @@ struct OffPolicyIntegration {
     private var needed: Int
     private var remaining: Int
     private var given = 0
-    /// The sampled impressions, their reward-model contexts and, per policy, its action at each.
+    /// The sampled impressions, their reward-model contexts (indices of `contextNames`) and, per
+    /// policy, its action at each.
     private var sample: [LoggedImpression] = []
-    private var contexts: [String] = []
+    private var contexts: [Int32] = []
+    /// Each sampled impression's user-day, numbered in order of first sight.
+    private var userDays: [Int32] = []
+    private var userDayCount: Int32 = 0
     private var actions: [[Int16]]
-    /// One shared string per context.
-    private var contextNames: [String: String] = [:]
+    /// Each context `stack|local hour` seen, numbered in order of first sight.
+    private var contextIndex: [String: Int32] = [:]
 
     /// A sample of at most `roundLimit` of `total` impressions, seeded by `seed`.
     init(total: Int, roundLimit: Int, seed: UInt64, policies: Int) {
@@ -50,6 +61,9 @@ struct OffPolicyIntegration {
     ///
     /// - Complexity: O(impressions × policies).
     mutating func add(stacks: [String], impressions: [LoggedImpression], actions userActions: [[Int16]]) {
+        var days: [Int32: Int32] = [:]
+        // This user's context per (stack slot, hour), looked up once each.
+        var userContexts = [Int32](repeating: -1, count: stacks.count * 24)
         for (k, imp) in impressions.enumerated() {
             given += 1
             if total > limit {
@@ -60,11 +74,55 @@ struct OffPolicyIntegration {
                 needed -= 1
             }
             sample.append(imp)
-            let raw = "\(stacks[Int(imp.stack)])|\(imp.hour)"
-            let context = contextNames[raw] ?? raw
-            contextNames[raw] = context
-            contexts.append(context)
+            let cell = Int(imp.stack) * 24 + Int(imp.hour)
+            if userContexts[cell] < 0 {
+                let name = "\(stacks[Int(imp.stack)])|\(imp.hour)"
+                let index = contextIndex[name] ?? Int32(contextIndex.count)
+                contextIndex[name] = index
+                userContexts[cell] = index
+            }
+            contexts.append(userContexts[cell])
+            if let d = days[imp.day] { userDays.append(d) } else {
+                days[imp.day] = userDayCount
+                userDays.append(userDayCount)
+                userDayCount += 1
+            }
             for p in actions.indices { actions[p].append(userActions[p][k]) }
+        }
+    }
+
+    /// ``RewardModel``'s shrunk means (prior strength 5) fitted on every sampled impression,
+    /// with contexts and actions as array indices: the global mean, per action (candidate
+    /// index), per (context, action).
+    private struct Model {
+        private static let strength = 5.0
+        private var sum = 0.0, count = 0.0
+        private var actionSums: [Double] = [], actionCounts: [Double] = []
+        private var cellSums: [Double], cellCounts: [Double]
+        private let width: Int
+
+        init(_ sample: [LoggedImpression], contexts: [Int32], contextCount: Int) {
+            width = Int(sample.lazy.map(\.actionCount).max() ?? 0)
+            cellSums = [Double](repeating: 0, count: contextCount * width)
+            cellCounts = cellSums
+            actionSums = [Double](repeating: 0, count: width)
+            actionCounts = actionSums
+            for (i, imp) in sample.enumerated() {
+                let reward = imp.isEngaged ? 1.0 : 0.0
+                let a = Int(imp.loggedAction), cell = Int(contexts[i]) * width + a
+                sum += reward; count += 1
+                actionSums[a] += reward; actionCounts[a] += 1
+                cellSums[cell] += reward; cellCounts[cell] += 1
+            }
+        }
+
+        func prediction(context: Int32, action: Int) -> Double {
+            guard count > 0 else { return 0 }
+            let m = Self.strength
+            let mu = sum / count
+            let muAction = (actionSums[action] + m * mu) / (actionCounts[action] + m)
+            let cell = Int(context) * width + action
+            return (cellSums[cell] + m * muAction) / (cellCounts[cell] + m)
         }
     }
 
@@ -75,71 +133,83 @@ struct OffPolicyIntegration {
     ///   - resamples: bootstrap resamples of the estimators' intervals.
     ///   - seed: the bootstrap's seed.
     ///   - threads: threads of the bootstrap (results do not depend on it).
-    /// - Complexity: O(sample × (candidates + resamples × estimators)) / threads.
+    /// - Complexity: O(sample + resamples × user-days × estimators) / threads.
     func report(policy p: Int, resamples: Int, seed: UInt64, threads: Int) -> OffPolicyReport? {
         guard total > 0 else { return nil }
-        var rounds: [LoggedRound] = []
+        let model = Model(sample, contexts: contexts, contextCount: contextIndex.count)
+        var rounds: [RoundTerms.OneHotRound] = []
         rounds.reserveCapacity(sample.count)
         var engaged = 0.0
         for (i, imp) in sample.enumerated() {
             let action = actions[p][i]
             guard action >= 0, action < imp.actionCount else { continue }
-            var target = [Double](repeating: 0, count: Int(imp.actionCount))
-            target[Int(action)] = 1
             if imp.isEngaged { engaged += 1 }
-            rounds.append(LoggedRound(candidateCount: Int(imp.actionCount), loggedAction: Int(imp.loggedAction),
-                                      propensity: imp.propensity, reward: imp.isEngaged ? 1 : 0,
-                                      targetDistribution: target, contextKey: contexts[i]))
+            let top = Int(action), logged = Int(imp.loggedAction)
+            rounds.append(RoundTerms.OneHotRound(
+                top: top, logged: logged, propensity: imp.propensity, reward: imp.isEngaged ? 1 : 0,
+                qTop: model.prediction(context: contexts[i], action: top),
+                qLogged: model.prediction(context: contexts[i], action: logged), unit: Int(userDays[i])))
         }
         guard !rounds.isEmpty else { return nil }
         let rate = engaged / Double(rounds.count)
-        do {
-            let result = try OffPolicyEvaluation.estimate(
-                rounds, bootstrap: BootstrapOptions(samples: resamples), seed: seed, threads: threads)
-            let note = total > limit ? "a seeded uniform sample of \(limit) of the \(total) logged impressions" : nil
-            return OffPolicyReport(impressions: rounds.count, loggedRate: rate, estimates: result, note: note)
-        } catch {
-            return OffPolicyReport(impressions: rounds.count, loggedRate: rate, estimates: nil,
-                                   note: "off-policy estimation failed: \(error)")
-        }
+        let note = total > limit ? "a seeded uniform sample of \(limit) of the \(total) logged impressions" : nil
+        let bootstrap = BootstrapOptions(samples: resamples)
+        let terms = RoundTerms(oneHot: rounds)
+        let result = terms.result(estimators: OffPolicyEstimator.standard, bootstrap: bootstrap, seed: seed, threads: threads)
+        return OffPolicyReport(impressions: rounds.count, loggedRate: rate, estimates: result, note: note)
     }
 
     /// The doubly robust difference of policy `a` minus policy `b` on the sampled impressions
     /// where both showed a widget, with its paired percentile interval over the same resamples
-    /// of those rounds (`nil` without any such round). The reward model is the one the reports'
-    /// DR estimates use (context `stack|local hour`, fitted on every sampled round), held
-    /// fixed, so each round's term is `q(x, top) + 1[logged = top] / p · (r − q(x, logged))`.
+    /// of the user-days of those rounds (`nil` without any such round). The reward model is the
+    /// one of the reports' DR estimates, so each round's term is
+    /// `q(x, top) + 1[logged = top] / p · (r − q(x, logged))`; a resample's difference is its
+    /// user-days' summed terms over their rounds.
     ///
-    /// - Complexity: O(sample + resamples × sample).
+    /// - Complexity: O(sample + resamples × user-days).
     func pairedDoublyRobust(_ a: Int, minus b: Int, resamples: Int, seed: UInt64, level: Double = 0.95)
         -> (difference: Double, interval: ClosedRange<Double>?)? {
-        var model = RewardModel()
-        for (i, imp) in sample.enumerated() {
-            model.add(contextKey: contexts[i], action: Int(imp.loggedAction), reward: imp.isEngaged ? 1 : 0)
-        }
-        func term(_ imp: LoggedImpression, _ context: String, _ action: Int) -> Double {
-            let q = model.prediction(contextKey: context, action: action)
+        let model = Model(sample, contexts: contexts, contextCount: contextIndex.count)
+        func term(_ imp: LoggedImpression, _ context: Int32, _ action: Int) -> Double {
+            let q = model.prediction(context: context, action: action)
             guard action == Int(imp.loggedAction) else { return q }
             let r = imp.isEngaged ? 1.0 : 0.0
-            return q + (r - model.prediction(contextKey: context, action: Int(imp.loggedAction))) / imp.propensity
+            return q + (r - q) / imp.propensity
         }
-        var differences: [Double] = []
+        // Per user-day with a paired round: the sum of its differences and its rounds.
+        var unit = [Int32](repeating: -1, count: Int(userDayCount))
+        var sums: [Double] = [], counts: [Double] = []
+        var total = 0.0, n = 0
         for (i, imp) in sample.enumerated() {
             let x = actions[a][i], y = actions[b][i]
             guard x >= 0, x < imp.actionCount, y >= 0, y < imp.actionCount else { continue }
-            differences.append(term(imp, contexts[i], Int(x)) - term(imp, contexts[i], Int(y)))
+            let difference = term(imp, contexts[i], Int(x)) - term(imp, contexts[i], Int(y))
+            let d = Int(userDays[i])
+            if unit[d] < 0 {
+                unit[d] = Int32(sums.count)
+                sums.append(0)
+                counts.append(0)
+            }
+            sums[Int(unit[d])] += difference
+            counts[Int(unit[d])] += 1
+            total += difference
+            n += 1
         }
-        guard !differences.isEmpty else { return nil }
-        let n = differences.count
-        let mean = differences.reduce(0, +) / Double(n)
+        guard n > 0 else { return nil }
+        let mean = total / Double(n)
         guard resamples > 0 else { return (mean, nil) }
+        let g = sums.count
         var means: [Double] = []
         means.reserveCapacity(resamples)
         for r in 0..<resamples {
-            var g = SeededGenerator(seed: SeededGenerator.mix(SeededGenerator.mix(seed, 0xD1FF), UInt64(r)))
-            var total = 0.0
-            for _ in 0..<n { total += differences[g.index(below: n)] }
-            means.append(total / Double(n))
+            var generator = SeededGenerator(seed: SeededGenerator.mix(SeededGenerator.mix(seed, 0xD1FF), UInt64(r)))
+            var sum = 0.0, rounds = 0.0
+            for _ in 0..<g {
+                let k = generator.index(below: g)
+                sum += sums[k]
+                rounds += counts[k]
+            }
+            means.append(sum / rounds)
         }
         return (mean, Bootstrap.percentileInterval(means, level: level))
     }

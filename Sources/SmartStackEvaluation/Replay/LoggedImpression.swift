@@ -1,4 +1,4 @@
-/// One logged impression with a propensity, stored compactly (16 bytes) until the off-policy
+/// One logged impression with a propensity, stored compactly (24 bytes) until the off-policy
 /// estimators take it; each policy's action at it is kept apart (2 bytes).
 struct LoggedImpression: Sendable, Hashable {
     /// Probability with which the logging policy showed the logged widget.
@@ -11,6 +11,9 @@ struct LoggedImpression: Sendable, Hashable {
     var stack: Int16
     /// The local hour of the impression (for the reward model's context).
     var hour: UInt8
+    /// The impression's local day number (days since 1970-01-01 in its UTC offset): with the
+    /// user, the unit the off-policy bootstrap resamples.
+    var day: Int32
     /// Whether the logged widget was engaged within the attribution window.
     var isEngaged: Bool
 }

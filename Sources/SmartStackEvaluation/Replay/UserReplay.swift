@@ -482,7 +482,8 @@ extension UserReplay {
             result.impressions.append(LoggedImpression(
                 propensity: propensity, actionCount: Int16(clamping: candidates.count),
                 loggedAction: Int16(clamping: logged), stack: Int16(clamping: slot),
-                hour: UInt8(events[k].time.localHour), isEngaged: engaged))
+                hour: UInt8(events[k].time.localHour), day: Int32(clamping: events[k].time.localDayNumber),
+                isEngaged: engaged))
             for p in policies.indices {
                 let top = slot < tracks[p].count ? tracks[p][slot].top : nil
                 result.perPolicy[p].impressionActions.append(Int16(clamping: top.flatMap { candidates.firstIndex(of: $0) } ?? -1))

@@ -101,7 +101,7 @@ extension ReportRenderer {
         if let ope = OffPolicyTable(report) {
             let truthColumn = report.measure == .counterfactual && report.truth?.displayLift != nil
             out += "<section aria-labelledby=\"ope\">\n<h2 id=\"ope\">Off-policy estimates from logged impressions</h2>\n"
-            out += "<p>Engagement rate each policy would have had, estimated from the logged <code>widget_impression</code> propensities (95% bootstrap intervals over the logged rounds)."
+            out += "<p>Engagement rate each policy would have had, estimated from the logged <code>widget_impression</code> propensities (95% bootstrap intervals over user-days, as every interval of the report)."
             if truthColumn { out += " The truth column is the same quantity read from the truth file: counterfactual engagement plus the display lift." }
             out += "</p>\n"
             out += "<div class=\"table-wrap\"><table class=\"compact\">\n<thead><tr><th scope=\"col\">policy</th><th scope=\"col\">impressions</th><th scope=\"col\">logged rate</th>"

@@ -55,7 +55,7 @@ extension ReportRenderer {
         if let ope = OffPolicyTable(report) {
             let truthColumn = report.measure == .counterfactual && report.truth?.displayLift != nil
             out += "\n## Off-policy estimates from logged impressions\n\n"
-            out += "Engagement rate each policy would have had, estimated from the logged `widget_impression` propensities (95% bootstrap intervals over the logged rounds)."
+            out += "Engagement rate each policy would have had, estimated from the logged `widget_impression` propensities (95% bootstrap intervals over user-days, as every interval of the report)."
             if truthColumn { out += " The truth column is the same quantity read from the truth file: counterfactual engagement plus the display lift." }
             out += "\n\n"
             out += "| policy | impressions | logged rate | " + (truthColumn ? "truth | " : "")

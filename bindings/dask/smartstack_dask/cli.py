@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from .driver import DriverError, evaluate, ship_binary
+from .inputs import DriverError
 
 # Below this many GB of input, `--scheduler local` runs one `smartstack evaluate` on the same cores:
 # the report is the same, and a LocalCluster's start-up, the per-shard processes and the merge cost
@@ -89,7 +89,7 @@ def evaluate_small_input_locally(options, passed: list[str]) -> int | None:
     import os
     import subprocess
 
-    from .driver import expand_inputs, find_local_binary
+    from .inputs import expand_inputs, find_local_binary
     from .tasks import is_local
 
     if not all(is_local(item) for item in options.inputs) or options.stats or options.keep_partials or options.name:
@@ -149,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
         if small is not None:
             return small
     from distributed import Client, LocalCluster
+
+    from .driver import evaluate, ship_binary
 
     cluster = None
     try:

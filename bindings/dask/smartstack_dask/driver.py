@@ -16,7 +16,6 @@ carries every user's sufficient statistics and `smartstack merge` recombines the
 
 from __future__ import annotations
 
-import glob
 import os
 import shutil
 import subprocess
@@ -30,14 +29,11 @@ from distributed import Client, as_completed
 from distributed.client import FutureCancelledError
 
 from . import tasks
+from .inputs import DriverError, expand_inputs, find_local_binary
 from .tasks import SmartStackTaskError
 
 # Workers need dask, distributed and fsspec, not this package: the task functions travel by value.
 cloudpickle.register_pickle_by_value(tasks)
-
-
-class DriverError(RuntimeError):
-    """The evaluation could not be completed; the message says which input, shard or partial."""
 
 
 @dataclass
@@ -49,26 +45,6 @@ class EvaluationResult:
     shards: list[dict] = field(default_factory=list)
     """Per evaluated shard: its files, users, events, seconds, the child's peak memory, partial size."""
     skipped_empty_shards: int = 0
-
-
-def expand_inputs(inputs: list[str]) -> list[tuple[str, str]]:
-    """Each input as (as the user wrote it, what a worker opens): globs expanded (sorted, as a
-    shell does), local paths made absolute for the workers, URLs kept; every one checked."""
-    expanded: list[tuple[str, str]] = []
-    for item in inputs:
-        if tasks.is_local(item):
-            path = tasks.local_path(item)
-            matches = sorted(glob.glob(path)) if any(c in path for c in "*?[") else [path]
-            if not matches or not all(os.path.isfile(m) for m in matches):
-                raise DriverError(f"input not found: {item}")
-            expanded += [(m, os.path.abspath(m)) for m in matches]
-            continue
-        fs, path = fsspec.core.url_to_fs(item)
-        matches = sorted(fs.glob(path)) if any(c in path for c in "*?[") else [path]
-        if not matches or not all(fs.isfile(m) for m in matches):
-            raise DriverError(f"input not found: {item}")
-        expanded += [(fs.unstrip_protocol(m),) * 2 for m in matches]
-    return expanded
 
 
 def dataset_name(inputs: list[str]) -> str:
@@ -268,22 +244,6 @@ def is_local_cluster(client: Client) -> bool:
     from distributed import LocalCluster
 
     return isinstance(getattr(client, "cluster", None), LocalCluster)
-
-
-def find_local_binary(local_binary: str | None, binary: str | None) -> str:
-    for candidate in (local_binary, binary):
-        if candidate is None:
-            continue
-        if os.path.sep in candidate and os.access(candidate, os.X_OK):
-            return candidate
-        if os.path.sep not in candidate and shutil.which(candidate):
-            return shutil.which(candidate)
-        if candidate is local_binary:
-            raise DriverError(f"smartstack binary for merging not found on this machine: {candidate}")
-    found = shutil.which("smartstack")
-    if found is None:
-        raise DriverError("no smartstack binary on this machine to merge the partials: give --local-binary PATH")
-    return found
 
 
 def merge(binary: str, paths: list[str], plan: list[tuple[int, list[str]]], report_dir: str | None,

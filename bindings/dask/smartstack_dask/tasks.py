@@ -16,8 +16,6 @@ import tempfile
 import time
 import uuid
 
-import fsspec
-
 
 class SmartStackTaskError(RuntimeError):
     """A task failed for a reason re-running will not fix: what failed, where, and why."""
@@ -88,6 +86,8 @@ def fetch(url: str, directory: str, what: str) -> str:
         if not os.path.isfile(path):
             raise SmartStackTaskError(f"worker {worker_address()}: cannot read {what} {url}: no such file on this worker")
         return path
+    import fsspec   # only for remote files: the driver's local path does without it
+
     target = os.path.join(directory, f"{uuid.uuid4().hex}-{os.path.basename(url.rstrip('/'))}")
     try:
         with fsspec.open(url, "rb") as src, open(target, "wb") as dst:
@@ -106,6 +106,8 @@ def put(local: str, url: str) -> None:
         shutil.copyfile(local, temporary)
         os.replace(temporary, path)
         return
+    import fsspec
+
     with open(local, "rb") as src, fsspec.open(url, "wb") as dst:
         shutil.copyfileobj(src, dst, 1 << 20)
 
