@@ -161,6 +161,34 @@ import SmartStackDatasets
         }
     }
 
+    /// Many small partials (one or two users each) are primed side by side on several threads:
+    /// the report is the single run's, and of two damaged partials the error names the one the
+    /// merge reads first, as when they were read one after another.
+    @Test func manySmallPartialsPrimedInParallelMergeTheSameAndNameTheFirstBadFile() throws {
+        let events = syntheticDataset(users: 24, days: 2, seed: 8)
+        let policies = [staticFactory, recentFactory()]
+        let whole = try Evaluator(options: Fixture.options()).evaluate(.events(events, name: "syn"), policies: policies)
+        let parts = try Self.partials(events, shards: 16, policies: policies, options: Fixture.options())
+        #expect(parts.count > 8)
+        let merged = try Evaluator.merge(parts, name: "syn", sources: whole.dataset.sources, threads: 3)
+        #expect(try Self.rendered(merged) == Self.rendered(whole))
+        func readers(damaging damaged: Set<Int>) throws -> [PartialReader] {
+            try parts.enumerated().map { k, part in
+                var text = String(decoding: part.encoded(), as: UTF8.self)
+                if damaged.contains(k) {   // a key of user lines only
+                    text = text.replacingOccurrences(of: "\"merged_repeats\":", with: "\"merged_repaets\":")
+                }
+                return try PartialReader(bytes: Array(text.utf8), name: "part-\(k).partial", threads: 2)
+            }
+        }
+        do {
+            _ = try Evaluator.merge(try readers(damaging: [6, 2]), name: "syn", sources: nil, threads: 3)
+            Issue.record("merged damaged partials")
+        } catch let error as EvaluationError {
+            #expect(error.message.hasPrefix("part-2.partial:2:") && error.message.contains("merged_repaets"), "\(error.message)")
+        }
+    }
+
     static func refusal(_ bytes: [UInt8], _ name: String) -> String {
         do { _ = try PartialEvaluation(bytes: bytes, name: name); return "" } catch { return "\(error)" }
     }

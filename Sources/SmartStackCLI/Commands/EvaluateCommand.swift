@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import Synchronization
 import SmartStack
 import SmartStackEvaluation
 
@@ -244,7 +246,7 @@ public struct EvaluateCommand: SubcommandProtocol {
         }
         if showProgress { output.standardError("\r\u{1B}[K") }
         try Self.publish(report, directory: reportDirectory, json: json, output: output,
-                         provenance: Self.provenance(subcommand: Self.name, arguments: arguments))
+                         provenance: Self.provenance(subcommand: Self.name, arguments: arguments), threads: options.threads)
         return 0
     }
 
@@ -273,25 +275,46 @@ public struct EvaluateCommand: SubcommandProtocol {
 
     /// Prints skipped users, writes report.json/.md/.html into `directory` and prints the table
     /// (or report.json with `json`): what `evaluate` and `merge` show of a report.
+    /// The report's JSON and, with `documents`, its Markdown and HTML, rendered on up to
+    /// `threads` threads: each is a function of the report alone, and together they are a tenth
+    /// of a `merge`.
+    private static func renderings(_ report: EvaluationReport, documents: Bool, threads: Int) -> [Result<Data, any Error>] {
+        let count = documents ? 3 : 1
+        let lanes = max(1, min(threads, count))
+        let rendered = Mutex<[Result<Data, any Error>]>(Array(repeating: .success(Data()), count: count))
+        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+            for k in stride(from: lane, to: count, by: lanes) {
+                let data: Result<Data, any Error> = switch k {
+                case 0: Result { try report.jsonData() }
+                case 1: .success(Data(ReportRenderer.markdown(report).utf8))
+                default: .success(Data(ReportRenderer.html(report).utf8))
+                }
+                rendered.withLock { $0[k] = data }
+            }
+        }
+        return rendered.withLock { $0 }
+    }
+
     static func publish(_ report: EvaluationReport, directory: String?, json: Bool, output: CommandOutput,
-                        provenance: ReportProvenance? = nil) throws {
+                        provenance: ReportProvenance? = nil, threads: Int = 1) throws {
         var report = report
         if let provenance { report.provenance = provenance }
         for s in report.dataset.usersSkipped { output.printError("warning: user '\(s.user)' skipped: \(s.reason)") }
         for w in report.warnings { output.printError("warning: \(w)") }
+        let rendered = directory != nil || json ? renderings(report, documents: directory != nil, threads: threads) : []
         if let dir = directory {
             do {
                 try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
                 let base = URL(fileURLWithPath: dir)
-                try report.jsonData().write(to: base.appendingPathComponent("report.json"), options: .atomic)
-                try Data(ReportRenderer.markdown(report).utf8).write(to: base.appendingPathComponent("report.md"), options: .atomic)
-                try Data(ReportRenderer.html(report).utf8).write(to: base.appendingPathComponent("report.html"), options: .atomic)
+                for (data, name) in zip(rendered, ["report.json", "report.md", "report.html"]) {
+                    try data.get().write(to: base.appendingPathComponent(name), options: .atomic)
+                }
             } catch {
                 throw CommandFailure("cannot write the report into '\(dir)': \(error.localizedDescription)")
             }
         }
         if json {
-            output.standardOutput(String(decoding: try report.jsonData(), as: UTF8.self))
+            output.standardOutput(String(decoding: try rendered[0].get(), as: UTF8.self))
         } else {
             output.standardOutput(report.textTable())
             if let dir = directory {

@@ -81,7 +81,8 @@ public struct MergeCommand: SubcommandProtocol, Hashable {
         // Printed on stderr with the report's other warnings, and written into the report.
         if report.truth == nil { report.warnings.append(Self.noTruthWarning) }
         try EvaluateCommand.publish(report, directory: reportDirectory, json: json, output: output,
-                                    provenance: EvaluateCommand.provenance(subcommand: Self.name, arguments: arguments))
+                                    provenance: EvaluateCommand.provenance(subcommand: Self.name, arguments: arguments),
+                                    threads: threads)
         return 0
     }
 

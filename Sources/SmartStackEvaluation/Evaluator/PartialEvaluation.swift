@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import SmartStack
 import SmartStackDatasets
@@ -191,7 +192,7 @@ extension Evaluator {
         let reference = head.options.reference.flatMap { r in head.policies.firstIndex(of: r) }
         var builder = ReportBuilder(options: options, policyNames: head.policies, referenceIndex: reference,
                                     impressions: impressions, truth: head.truth)
-        var queue = PartialQueue(readers)
+        var queue = PartialQueue(readers, threads: threads)
         var previous: (user: String, reader: Int)?
         while let (user, k) = try queue.next() {
             if let previous, previous.user == user.user {
@@ -248,8 +249,11 @@ private struct PartialQueue {
     /// A binary min-heap of (user, reader).
     private var heap: [(user: UserReplayResult, reader: Int)] = []
 
-    init(_ readers: [PartialReader]) {
+    private let threads: Int
+
+    init(_ readers: [PartialReader], threads: Int) {
         self.readers = readers
+        self.threads = max(1, threads)
     }
 
     private var isPrimed = false
@@ -257,6 +261,7 @@ private struct PartialQueue {
     mutating func next() throws -> (UserReplayResult, Int)? {
         if !isPrimed {
             isPrimed = true
+            prefetchFirstBatches()
             for k in readers.indices { if let u = try readers[k].next() { push((u, k)) } }
         }
         guard !heap.isEmpty else { return nil }
@@ -268,6 +273,20 @@ private struct PartialQueue {
         }
         if let u = try readers[top.reader].next() { push((u, top.reader)) }
         return (top.user, top.reader)
+    }
+
+    /// Every reader's first batch, read and parsed on `threads` threads: with many small
+    /// partials (one per shard) most of the parsing is these first batches.
+    private func prefetchFirstBatches() {
+        /// Each reader is touched by one thread: the readers of chunk `c` by its thread alone,
+        /// and all of them by the caller only after `concurrentPerform` returns.
+        struct Readers: @unchecked Sendable { let all: [PartialReader] }
+        let shared = Readers(all: readers)
+        let chunks = max(1, min(threads, readers.count))
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            let lo = shared.all.count * chunk / chunks, hi = shared.all.count * (chunk + 1) / chunks
+            for k in lo..<hi { shared.all[k].prefetch() }
+        }
     }
 
     private func less(_ a: Int, _ b: Int) -> Bool {

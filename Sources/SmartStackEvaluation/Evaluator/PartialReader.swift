@@ -30,6 +30,8 @@ final class PartialReader {
     private var parsed: [UserReplayResult] = []
     /// The bytes of user lines a batch collects before it is parsed (tests use small batches).
     private let batchBytes: Int
+    /// The error of a batch read ahead by `prefetch()`, thrown by the next `next()`.
+    private var deferredError: EvaluationError?
 
     /// Opens `path` and reads its header; user lines are parsed on `threads` threads.
     convenience init(path: String, threads: Int = 1) throws(EvaluationError) {
@@ -67,8 +69,17 @@ final class PartialReader {
     ///
     /// - Throws: `EvaluationError` when the file is cut short, altered or corrupt.
     func next() throws(EvaluationError) -> UserReplayResult? {
+        if let error = deferredError { throw error }
         if parsed.isEmpty, !isFinished { try readBatch() }
         return parsed.popLast()
+    }
+
+    /// Reads and parses the next batch now, when none is waiting, so that readers can be
+    /// primed side by side (one user per partial parses nothing in parallel by itself). An error
+    /// is kept for the next `next()`: it surfaces when, and in the order, the caller reads.
+    func prefetch() {
+        guard parsed.isEmpty, !isFinished, deferredError == nil else { return }
+        do throws(EvaluationError) { try readBatch() } catch { deferredError = error }
     }
 
     /// Reads user lines up to `batchBytes` (or to the timeline line), parses them in parallel,

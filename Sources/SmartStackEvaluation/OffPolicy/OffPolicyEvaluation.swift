@@ -209,11 +209,18 @@ struct RoundTerms {
     /// The terms of one-hot rounds, in O(1) each: the same as `LoggedRound`s with a one-hot
     /// `targetDistribution`, these predictions and `cluster` the unit, would give.
     init(oneHot rounds: [OneHotRound]) {
-        reserve(rounds.count)
+        self.init(oneHotCount: rounds.count) { rounds[$0] }
+    }
+
+    /// The terms of `count` one-hot rounds given one at a time, in order (nothing is held but
+    /// the terms).
+    init(oneHotCount count: Int, _ roundAt: (Int) -> OneHotRound) {
+        reserve(count)
         var dense: [Int: Int] = [:]
         var units: [Int] = []
-        units.reserveCapacity(rounds.count)
-        for round in rounds {
+        units.reserveCapacity(count)
+        for i in 0..<count {
+            let round = roundAt(i)
             append(target: round.top == round.logged ? 1 : 0, propensity: round.propensity, reward: round.reward,
                    qFactual: round.qLogged, direct: round.qTop)
             if round.propensity == 1 {

@@ -137,26 +137,31 @@ struct OffPolicyIntegration {
     func report(policy p: Int, resamples: Int, seed: UInt64, threads: Int) -> OffPolicyReport? {
         guard total > 0 else { return nil }
         let model = Model(sample, contexts: contexts, contextCount: contextIndex.count)
-        var rounds: [RoundTerms.OneHotRound] = []
-        rounds.reserveCapacity(sample.count)
+        // The sampled impressions where the policy showed a widget, and how many were engaged.
+        var paired: [Int32] = []
+        paired.reserveCapacity(sample.count)
         var engaged = 0.0
         for (i, imp) in sample.enumerated() {
             let action = actions[p][i]
             guard action >= 0, action < imp.actionCount else { continue }
             if imp.isEngaged { engaged += 1 }
-            let top = Int(action), logged = Int(imp.loggedAction)
-            rounds.append(RoundTerms.OneHotRound(
-                top: top, logged: logged, propensity: imp.propensity, reward: imp.isEngaged ? 1 : 0,
-                qTop: model.prediction(context: contexts[i], action: top),
-                qLogged: model.prediction(context: contexts[i], action: logged), unit: Int(userDays[i])))
+            paired.append(Int32(i))
         }
-        guard !rounds.isEmpty else { return nil }
-        let rate = engaged / Double(rounds.count)
+        guard !paired.isEmpty else { return nil }
+        let rate = engaged / Double(paired.count)
         let note = total > limit ? "a seeded uniform sample of \(limit) of the \(total) logged impressions" : nil
         let bootstrap = BootstrapOptions(samples: resamples)
-        let terms = RoundTerms(oneHot: rounds)
+        let terms = RoundTerms(oneHotCount: paired.count) { k in
+            let i = Int(paired[k])
+            let imp = sample[i]
+            let top = Int(actions[p][i]), logged = Int(imp.loggedAction)
+            return RoundTerms.OneHotRound(
+                top: top, logged: logged, propensity: imp.propensity, reward: imp.isEngaged ? 1 : 0,
+                qTop: model.prediction(context: contexts[i], action: top),
+                qLogged: model.prediction(context: contexts[i], action: logged), unit: Int(userDays[i]))
+        }
         let result = terms.result(estimators: OffPolicyEstimator.standard, bootstrap: bootstrap, seed: seed, threads: threads)
-        return OffPolicyReport(impressions: rounds.count, loggedRate: rate, estimates: result, note: note)
+        return OffPolicyReport(impressions: paired.count, loggedRate: rate, estimates: result, note: note)
     }
 
     /// The doubly robust difference of policy `a` minus policy `b` on the sampled impressions
