@@ -78,8 +78,8 @@ import SmartStack
             let units = scratch.draws.map(Int.init)
             for p in 0..<2 {
                 let counts = units.reduce(into: (all: 0, below: 0, at: 0)) {
-                    let c = table.policies[p].counts[$1]
-                    $0.all += Int(c.dwells); $0.below += Int(c.dwellsBelowPivot); $0.at += Int(c.dwellsAtPivot)
+                    let c = table.policies[p].packed[$1].truthAndDwells   // decisions with truth, dwells, below, at
+                    $0.all += Int(c[1]); $0.below += Int(c[2]); $0.at += Int(c[3])
                 }
                 if table.policies[p].dwells.walksOffPivot(count: counts.all, below: counts.below, atPivot: counts.at) { offPivot += 1 }
                 #expect(scratch.values(of: table, policy: p) == Self.reference(days, universes: universes, policy: p, units: units))
@@ -89,6 +89,32 @@ import SmartStack
         for p in 0..<2 {
             #expect(table.values(policy: p) == Self.reference(days, universes: universes, policy: p, units: Array(0..<table.unitCount)))
         }
+    }
+
+    /// A resample adds counts in 32-bit lanes only where no sum can outgrow them: three days of
+    /// 1.5 billion decisions each (a sum beyond 2^31) still add up exactly, whole and resampled.
+    @Test func countsWhoseSumsOutgrow32BitsAddUpExactly() throws {
+        var table = ScoredDays(policies: 1)
+        var day = DaySummary()
+        day.tally.decisions = 1_500_000_000
+        day.tally.decisionsWithTarget = 1_500_000_000
+        day.tally.hitsAt1 = 1_000_000_000
+        try table.appendUser(universe: 1, days: [[day, day, day]], name: "u")
+        table.finish()
+        #expect(!table.policies[0].countsSumIn32Bits)
+        #expect(table.values(policy: 0)[.decisions] == 4_500_000_000)
+        #expect(table.values(policy: 0)[.hitAt1] == 2.0 / 3.0)
+        var scratch = ResampleScratch(table)
+        scratch.draw([0, 0, 2])
+        #expect(scratch.values(of: table, policy: 0)[.decisions] == 4_500_000_000)
+        var small = ScoredDays(policies: 1)
+        day.tally.decisions = 3
+        day.tally.decisionsWithTarget = 3
+        day.tally.hitsAt1 = 2
+        try small.appendUser(universe: 1, days: [[day, day]], name: "u")
+        small.finish()
+        #expect(small.policies[0].countsSumIn32Bits)
+        #expect(small.values(policy: 0)[.decisions] == 6)
     }
 
     @Test func evenAndOddCountsAndDaysWithoutDwellsTakeTheSortedMedian() throws {

@@ -61,48 +61,73 @@ struct ResampleScratch {
             for u in seen.indices { seen[u] = 0 }
             stamp = 1
         }
-        var total = DecisionTally()
-        var dwells = 0, below = 0, atPivot = 0, universe = 0
+        var sums = SIMD4<Double>.zero, liftSum = 0.0
+        var tallies = SIMD8<Int64>.zero, truthAndDwells = SIMD4<Int64>.zero
+        // 32-bit lanes where no sum can outgrow them (the table checked), widened once at the end.
+        var tallies32 = SIMD8<Int32>.zero, truthAndDwells32 = SIMD4<Int32>.zero
+        var universe = 0
         let policy = table.policies[p]
-        policy.counts.withUnsafeBufferPointer { counts in
-            policy.topWords.withUnsafeBufferPointer { topWords in
-                table.users.withUnsafeBufferPointer { users in
-                    table.dayUser.withUnsafeBufferPointer { dayUser in
-                        for d in draws {
-                            let i = Int(d)
-                            let c = counts[i]
-                            total.decisions += Int(c.decisions)
-                            total.decisionsWithTarget += Int(c.decisionsWithTarget)
-                            total.hitsAt1 += Int(c.hitsAt1)
-                            total.hitsAt3 += Int(c.hitsAt3)
-                            total.reciprocalRankSum += c.reciprocalRankSum
-                            total.ndcgSum += c.ndcgSum
-                            total.activeHours += Int(c.activeHours)
-                            total.rotations += Int(c.rotations)
-                            total.flickers += Int(c.flickers)
-                            total.unnecessaryRotations += Int(c.unnecessaryRotations)
-                            total.decisionsWithTruth += Int(c.decisionsWithTruth)
-                            total.counterfactualSum += c.counterfactualSum
-                            total.ceilingSum += c.ceilingSum
-                            total.liftSum += c.liftSum
-                            dwells += Int(c.dwells)
-                            below += Int(c.dwellsBelowPivot)
-                            atPivot += Int(c.dwellsAtPivot)
-                            let u = Int(dayUser[i])
-                            let slot = users[u]
-                            if seen[u] != stamp {
-                                seen[u] = stamp
-                                touched.append(u)
-                                universe += Int(slot.universe)
+        let narrow = policy.countsSumIn32Bits
+        // Locals, so the loop reads and writes plain buffers (no uniqueness check per access).
+        let stamp = stamp, draws = draws
+        var newlySeen: [Int] = []   // `touched`, held as a local while the loop appends to it
+        swap(&newlySeen, &touched)
+        seen.withUnsafeMutableBufferPointer { seen in
+            covered.withUnsafeMutableBufferPointer { covered in
+                policy.packed.withUnsafeBufferPointer { packed in
+                    policy.topWords.withUnsafeBufferPointer { topWords in
+                        table.users.withUnsafeBufferPointer { users in
+                            table.dayUser.withUnsafeBufferPointer { dayUser in
+                                for d in draws {
+                                    let i = Int(d)
+                                    let c = packed[i]
+                                    sums += c.sums
+                                    liftSum += c.liftSum
+                                    if narrow {
+                                        tallies32 &+= c.tallies
+                                        truthAndDwells32 &+= c.truthAndDwells
+                                    } else {
+                                        tallies &+= SIMD8<Int64>(truncatingIfNeeded: c.tallies)
+                                        truthAndDwells &+= SIMD4<Int64>(truncatingIfNeeded: c.truthAndDwells)
+                                    }
+                                    let u = Int(dayUser[i])
+                                    let slot = users[u]
+                                    if seen[u] != stamp {
+                                        seen[u] = stamp
+                                        newlySeen.append(u)
+                                        universe += Int(slot.universe)
+                                    }
+                                    let words = Int(slot.words)
+                                    let source = slot.wordBase + (i - slot.firstUnit) * words
+                                    for w in 0..<words { covered[slot.scratchBase + w] |= topWords[source + w] }
+                                }
                             }
-                            let words = Int(slot.words)
-                            let source = slot.wordBase + (i - slot.firstUnit) * words
-                            for w in 0..<words { covered[slot.scratchBase + w] |= topWords[source + w] }
                         }
                     }
                 }
             }
         }
+        swap(&newlySeen, &touched)
+        if narrow {
+            tallies = SIMD8<Int64>(truncatingIfNeeded: tallies32)
+            truthAndDwells = SIMD4<Int64>(truncatingIfNeeded: truthAndDwells32)
+        }
+        var total = DecisionTally()
+        total.reciprocalRankSum = sums[0]
+        total.ndcgSum = sums[1]
+        total.counterfactualSum = sums[2]
+        total.ceilingSum = sums[3]
+        total.liftSum = liftSum
+        total.decisions = Int(tallies[0])
+        total.decisionsWithTarget = Int(tallies[1])
+        total.hitsAt1 = Int(tallies[2])
+        total.hitsAt3 = Int(tallies[3])
+        total.activeHours = Int(tallies[4])
+        total.rotations = Int(tallies[5])
+        total.flickers = Int(tallies[6])
+        total.unnecessaryRotations = Int(tallies[7])
+        total.decisionsWithTruth = Int(truthAndDwells[0])
+        let dwells = Int(truthAndDwells[1]), below = Int(truthAndDwells[2]), atPivot = Int(truthAndDwells[3])
         var coveredPairs = 0
         for u in touched {
             let slot = table.users[u]

@@ -26,12 +26,26 @@ struct ScoredDays: Sendable {
 
     /// One policy's units.
     struct PolicyDays: Sendable {
+        /// Per unit, while units are appended (emptied by `finish()`).
         var counts: [DayCounts] = []
+        /// Per unit, once finished: the same counts as vectors a resample adds lane by lane.
+        var packed: [PackedDay] = []
         /// The (stack, widget) pairs on top at scored decisions, as bits, per unit.
         var topWords: [UInt64] = []
         var dwells = DwellOrder()
 
-        mutating func finish() { dwells.finish(counts: &counts) }
+        /// Whether any resample's sum of a count fits 32 bits (the largest count of a unit times
+        /// the units, the most a resample can draw), so a resample can add in 32-bit lanes.
+        var countsSumIn32Bits = true
+
+        mutating func finish() {
+            dwells.finish(counts: &counts)
+            packed = counts.map(PackedDay.init)
+            counts = []
+            let largest = packed.reduce(Int32(0)) { max($0, $1.tallies.max(), $1.truthAndDwells.max()) }
+            let (bound, overflow) = Int(largest).multipliedReportingOverflow(by: packed.count)
+            countsSumIn32Bits = !overflow && bound <= Int(Int32.max)
+        }
     }
 
     private(set) var users: [UserSlot] = []
@@ -107,6 +121,28 @@ struct ScoredDays: Sendable {
         var scratch = ResampleScratch(self)
         scratch.drawAll()
         return scratch.values(of: self, policy: policy)
+    }
+}
+
+/// A unit's `DayCounts` as vectors (96 bytes, as `DayCounts`): a resample adds a drawn unit in a
+/// few lanewise additions instead of one per field. The sums lane by lane are the fields' sums
+/// in the same order, so every total is the same to the bit.
+struct PackedDay: Sendable {
+    /// `reciprocalRankSum`, `ndcgSum`, `counterfactualSum`, `ceilingSum`.
+    var sums: SIMD4<Double>
+    /// `decisions`, `decisionsWithTarget`, `hitsAt1`, `hitsAt3`, `activeHours`, `rotations`,
+    /// `flickers`, `unnecessaryRotations`.
+    var tallies: SIMD8<Int32>
+    /// `decisionsWithTruth`, `dwells`, `dwellsBelowPivot`, `dwellsAtPivot`.
+    var truthAndDwells: SIMD4<Int32>
+    var liftSum: Double
+
+    init(_ c: DayCounts) {
+        sums = SIMD4(c.reciprocalRankSum, c.ndcgSum, c.counterfactualSum, c.ceilingSum)
+        tallies = SIMD8(c.decisions, c.decisionsWithTarget, c.hitsAt1, c.hitsAt3, c.activeHours, c.rotations,
+                        c.flickers, c.unnecessaryRotations)
+        truthAndDwells = SIMD4(c.decisionsWithTruth, c.dwells, c.dwellsBelowPivot, c.dwellsAtPivot)
+        liftSum = c.liftSum
     }
 }
 

@@ -411,6 +411,14 @@ struct RoundTerms {
         // Per resample, each estimator's value (`nil` where a ratio is undefined).
         let e = parts.count
         let table = terms
+        // Up to 8 columns (the standard estimators' distinct terms and the rounds' count), each
+        // unit's terms are one vector: a drawn unit is added in one lanewise multiply and add,
+        // the same operations, in the same order, as column by column.
+        let packed: [SIMD8<Double>]? = width <= 8 ? (0..<g).map { i in
+            var v = SIMD8<Double>.zero
+            for k in 0..<width { v[k] = table[i * width + k] }
+            return v
+        } : nil
         let store = Mutex<[[Double?]]>(Array(repeating: [], count: samples))
         let chunks = max(1, min(threads, samples))
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
@@ -425,12 +433,21 @@ struct RoundTerms {
                     sums.withUnsafeMutableBufferPointer { acc in
                         for _ in lo..<hi {
                             for _ in 0..<g { drawn[generator.index(below: g)] &+= 1 }
-                            for k in 0..<width { acc[k] = 0 }
-                            for i in 0..<g where drawn[i] != 0 {
-                                let times = Double(drawn[i])
-                                drawn[i] = 0
-                                let base = i * width
-                                for k in 0..<width { acc[k] += times * terms[base + k] }
+                            if let packed {
+                                var total = SIMD8<Double>.zero
+                                for i in 0..<g where drawn[i] != 0 {
+                                    total += Double(drawn[i]) * packed[i]
+                                    drawn[i] = 0
+                                }
+                                for k in 0..<width { acc[k] = total[k] }
+                            } else {
+                                for k in 0..<width { acc[k] = 0 }
+                                for i in 0..<g where drawn[i] != 0 {
+                                    let times = Double(drawn[i])
+                                    drawn[i] = 0
+                                    let base = i * width
+                                    for k in 0..<width { acc[k] += times * terms[base + k] }
+                                }
                             }
                             let rounds = countColumn.map { acc[$0] } ?? Double(n)
                             local.append((0..<e).map { k in

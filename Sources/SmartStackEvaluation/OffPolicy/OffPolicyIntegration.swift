@@ -10,7 +10,7 @@ import SmartStack
 /// impression's), the
 /// evaluated policy's distribution one-hot on the top it was showing for that stack (its last
 /// decision at or before the impression), and the reward model's context `stack|local hour`
-/// (the model fitted once on every sampled impression: what the logger's shows earned does not
+/// (the model fitted once on every sampled impression: what the logged widgets earned does not
 /// depend on the policy evaluated).
 /// Impressions where the policy showed nothing on that stack are left out. Beyond `roundLimit`
 /// impressions, a seeded uniform sample is used, the same for every policy.
@@ -31,7 +31,7 @@ struct OffPolicyIntegration {
     private var needed: Int
     private var remaining: Int
     private var given = 0
-    /// The sampled impressions, their reward-model contexts (indices of `contextNames`) and, per
+    /// The sampled impressions, their reward-model contexts (numbered in `contextIndex`) and, per
     /// policy, its action at each.
     private var sample: [LoggedImpression] = []
     private var contexts: [Int32] = []

@@ -186,6 +186,21 @@ def test_a_small_input_is_evaluated_in_one_process_with_the_same_report(binary, 
     assert "Traceback" not in forced.stderr and "heartbeat" not in forced.stderr, forced.stderr
 
 
+def test_a_small_input_does_not_import_dask(binary, workdir):
+    # Below --local-below the driver's overhead is Python's start-up: Dask, distributed and fsspec
+    # are imported only when a cluster is started (importing them takes longer than such a job).
+    data = str(DATASETS / "drift.jsonl")
+    code = ("import sys; from smartstack_dask.cli import main; status = main(sys.argv[1:]); "
+            "print(sorted(m for m in ('dask', 'distributed', 'fsspec') if m in sys.modules)); sys.exit(status)")
+    run = subprocess.run([sys.executable, "-c", code, "evaluate", data, "--binary", binary, "--policies", "static",
+                          "--bootstrap", "10", "--report", str(workdir / "no-dask")],
+                         capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(PACKAGE)), timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "without a cluster" in run.stderr, run.stderr
+    assert run.stdout.strip().splitlines()[-1] == "[]", run.stdout
+    assert (workdir / "no-dask" / "report.json").is_file()
+
+
 def test_smartstack_runs_without_the_nannys_malloc_tuning(monkeypatch):
     # A Dask nanny sets MALLOC_TRIM_THRESHOLD_ for its worker; the tasks' smartstack must not inherit it.
     from smartstack_dask import tasks
