@@ -153,7 +153,7 @@ import SmartStack
                                       targetDistribution: target, estimatedRewards: q, cluster: unit))
         }
         let general = try OffPolicyEvaluation.estimate(rounds, bootstrap: BootstrapOptions(samples: 200), seed: 6)
-        let fast = RoundTerms(oneHot: oneHot).result(estimators: OffPolicyEstimator.standard,
+        let fast = RoundTerms(oneHotCount: oneHot.count) { oneHot[$0] }.result(estimators: OffPolicyEstimator.standard,
                                                      bootstrap: BootstrapOptions(samples: 200), seed: 6)
         #expect(fast == general)
         #expect(general.diagnostics.supportKnownRounds > 0)

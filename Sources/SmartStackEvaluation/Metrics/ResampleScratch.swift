@@ -68,46 +68,37 @@ struct ResampleScratch {
         var universe = 0
         let policy = table.policies[p]
         let narrow = policy.countsSumIn32Bits
-        // Locals, so the loop reads and writes plain buffers (no uniqueness check per access).
-        let stamp = stamp, draws = draws
-        var newlySeen: [Int] = []   // `touched`, held as a local while the loop appends to it
-        swap(&newlySeen, &touched)
-        seen.withUnsafeMutableBufferPointer { seen in
-            covered.withUnsafeMutableBufferPointer { covered in
-                policy.packed.withUnsafeBufferPointer { packed in
-                    policy.topWords.withUnsafeBufferPointer { topWords in
-                        table.users.withUnsafeBufferPointer { users in
-                            table.dayUser.withUnsafeBufferPointer { dayUser in
-                                for d in draws {
-                                    let i = Int(d)
-                                    let c = packed[i]
-                                    sums += c.sums
-                                    liftSum += c.liftSum
-                                    if narrow {
-                                        tallies32 &+= c.tallies
-                                        truthAndDwells32 &+= c.truthAndDwells
-                                    } else {
-                                        tallies &+= SIMD8<Int64>(truncatingIfNeeded: c.tallies)
-                                        truthAndDwells &+= SIMD4<Int64>(truncatingIfNeeded: c.truthAndDwells)
-                                    }
-                                    let u = Int(dayUser[i])
-                                    let slot = users[u]
-                                    if seen[u] != stamp {
-                                        seen[u] = stamp
-                                        newlySeen.append(u)
-                                        universe += Int(slot.universe)
-                                    }
-                                    let words = Int(slot.words)
-                                    let source = slot.wordBase + (i - slot.firstUnit) * words
-                                    for w in 0..<words { covered[slot.scratchBase + w] |= topWords[source + w] }
-                                }
+        policy.packed.withUnsafeBufferPointer { packed in
+            policy.topWords.withUnsafeBufferPointer { topWords in
+                table.users.withUnsafeBufferPointer { users in
+                    table.dayUser.withUnsafeBufferPointer { dayUser in
+                        for d in draws {
+                            let i = Int(d)
+                            let c = packed[i]
+                            sums += c.sums
+                            liftSum += c.liftSum
+                            if narrow {
+                                tallies32 &+= c.tallies
+                                truthAndDwells32 &+= c.truthAndDwells
+                            } else {
+                                tallies &+= SIMD8<Int64>(truncatingIfNeeded: c.tallies)
+                                truthAndDwells &+= SIMD4<Int64>(truncatingIfNeeded: c.truthAndDwells)
                             }
+                            let u = Int(dayUser[i])
+                            let slot = users[u]
+                            if seen[u] != stamp {
+                                seen[u] = stamp
+                                touched.append(u)
+                                universe += Int(slot.universe)
+                            }
+                            let words = Int(slot.words)
+                            let source = slot.wordBase + (i - slot.firstUnit) * words
+                            for w in 0..<words { covered[slot.scratchBase + w] |= topWords[source + w] }
                         }
                     }
                 }
             }
         }
-        swap(&newlySeen, &touched)
         if narrow {
             tallies = SIMD8<Int64>(truncatingIfNeeded: tallies32)
             truthAndDwells = SIMD4<Int64>(truncatingIfNeeded: truthAndDwells32)

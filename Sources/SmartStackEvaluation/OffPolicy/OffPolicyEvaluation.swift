@@ -173,24 +173,25 @@ struct RoundTerms {
                 noteSupport(target: target, loggedOnly: round.loggedAction)
             }
         }
-        if rounds.contains(where: { $0.cluster != nil }) {
-            var dense: [Int: Int] = [:]
-            var units: [Int] = []
-            units.reserveCapacity(rounds.count)
-            for round in rounds {
-                if let cluster = round.cluster {
-                    if let u = dense[cluster] { units.append(u) } else {
-                        dense[cluster] = unitCount
-                        units.append(unitCount)
-                        unitCount += 1
-                    }
-                } else {
-                    units.append(unitCount)
-                    unitCount += 1
-                }
+        if rounds.contains(where: { $0.cluster != nil }) { numberUnits(rounds.lazy.map(\.cluster)) }
+    }
+
+    /// Numbers each round's bootstrap unit densely, in order of first sight: rounds of one
+    /// cluster share a unit, a round without one is a unit alone.
+    private mutating func numberUnits<Clusters: Sequence>(_ clusters: Clusters) where Clusters.Element == Int? {
+        var dense: [Int: Int] = [:]
+        var units: [Int] = []
+        units.reserveCapacity(count)
+        for cluster in clusters {
+            if let cluster, let u = dense[cluster] {
+                units.append(u)
+                continue
             }
-            self.units = units
+            if let cluster { dense[cluster] = unitCount }
+            units.append(unitCount)
+            unitCount += 1
         }
+        self.units = units
     }
 
     /// A round whose target distribution is one-hot on `top` (a policy that shows one widget),
@@ -206,19 +207,13 @@ struct RoundTerms {
         var unit: Int
     }
 
-    /// The terms of one-hot rounds, in O(1) each: the same as `LoggedRound`s with a one-hot
-    /// `targetDistribution`, these predictions and `cluster` the unit, would give.
-    init(oneHot rounds: [OneHotRound]) {
-        self.init(oneHotCount: rounds.count) { rounds[$0] }
-    }
-
-    /// The terms of `count` one-hot rounds given one at a time, in order (nothing is held but
-    /// the terms).
+    /// The terms of `count` one-hot rounds given one at a time, in order, in O(1) each: the same
+    /// as `LoggedRound`s with a one-hot `targetDistribution`, these predictions and `cluster` the
+    /// unit, would give (nothing is held but the terms).
     init(oneHotCount count: Int, _ roundAt: (Int) -> OneHotRound) {
         reserve(count)
-        var dense: [Int: Int] = [:]
-        var units: [Int] = []
-        units.reserveCapacity(count)
+        var clusters: [Int?] = []
+        clusters.reserveCapacity(count)
         for i in 0..<count {
             let round = roundAt(i)
             append(target: round.top == round.logged ? 1 : 0, propensity: round.propensity, reward: round.reward,
@@ -227,13 +222,9 @@ struct RoundTerms {
                 supportKnown += 1
                 if round.top != round.logged { supportViolations += 1 }
             }
-            if let u = dense[round.unit] { units.append(u) } else {
-                dense[round.unit] = unitCount
-                units.append(unitCount)
-                unitCount += 1
-            }
+            clusters.append(round.unit)
         }
-        self.units = units
+        numberUnits(clusters)
     }
 
     private mutating func reserve(_ n: Int) {
