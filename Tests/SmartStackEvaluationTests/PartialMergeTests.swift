@@ -189,6 +189,39 @@ import SmartStackDatasets
         }
     }
 
+    /// Partial files are opened and primed side by side: the merge is the single run's, and of
+    /// several bad files the error names the first in the order given, whichever thread read it.
+    @Test func partialFilesOpenedInParallelMergeTheSameAndNameTheFirstBadFile() throws {
+        let events = syntheticDataset(users: 24, days: 2, seed: 9)
+        let policies = [staticFactory, recentFactory()]
+        let whole = try Evaluator(options: Fixture.options()).evaluate(.events(events, name: "syn"), policies: policies)
+        let parts = try Self.partials(events, shards: 16, policies: policies, options: Fixture.options())
+        try #require(parts.count > 12)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("open-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func write(damaging damaged: [Int: (String, String)] = [:]) throws -> [String] {
+            try parts.enumerated().map { k, part in
+                var text = String(decoding: part.encoded(), as: UTF8.self)
+                if let (old, new) = damaged[k] { text = text.replacingOccurrences(of: old, with: new) }
+                let path = dir.appendingPathComponent("part-\(k).partial").path
+                try text.write(toFile: path, atomically: true, encoding: .utf8)
+                return path
+            }
+        }
+        func failure(_ files: [String]) -> String {
+            do { _ = try Evaluator.merge(files: files, name: "syn", threads: 2); return "" } catch { return "\(error)" }
+        }
+        let merged = try Evaluator.merge(files: try write(), name: "syn", sources: whole.dataset.sources, threads: 2)
+        #expect(try Self.rendered(merged) == Self.rendered(whole))
+        let userKey = ("\"merged_repeats\":", "\"merged_repaets\":")
+        let lines = failure(try write(damaging: [11: userKey, 3: userKey]))
+        #expect(lines.contains("part-3.partial:2:") && lines.contains("merged_repaets"), "\(lines)")
+        let headerKey = ("{\"format\":", "{\"fromat\":")
+        let headers = failure(try write(damaging: [12: headerKey, 5: headerKey, 1: userKey]))
+        #expect(headers.contains("part-5.partial") && !headers.contains("part-12") && !headers.contains("part-1."), "\(headers)")
+    }
+
     static func refusal(_ bytes: [UInt8], _ name: String) -> String {
         do { _ = try PartialEvaluation(bytes: bytes, name: name); return "" } catch { return "\(error)" }
     }

@@ -279,11 +279,17 @@ public struct EvaluateCommand: SubcommandProtocol {
     /// `threads` threads: each is a function of the report alone, and together they are a tenth
     /// of a `merge`.
     private static func renderings(_ report: EvaluationReport, documents: Bool, threads: Int) -> [Result<Data, any Error>] {
-        let count = documents ? 3 : 1
-        let lanes = max(1, min(threads, count))
-        let rendered = Mutex<[Result<Data, any Error>]>(Array(repeating: .success(Data()), count: count))
-        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
-            for k in stride(from: lane, to: count, by: lanes) {
+        // Longest first (JSON, HTML, Markdown), each taken by the next free thread: on two
+        // threads the JSON takes one, the HTML and then the Markdown the other.
+        let order = documents ? [0, 2, 1] : [0]
+        let lanes = max(1, min(threads, order.count))
+        let rendered = Mutex<[Result<Data, any Error>]>(Array(repeating: .success(Data()), count: order.count))
+        let next = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: lanes) { _ in
+            while true {
+                let taken = next.add(1, ordering: .relaxed).oldValue
+                guard taken < order.count else { return }
+                let k = order[taken]
                 let data: Result<Data, any Error> = switch k {
                 case 0: Result { try report.jsonData() }
                 case 1: .success(Data(ReportRenderer.markdown(report).utf8))

@@ -26,10 +26,10 @@ public final class GzipByteSource: JSONLByteSource {
     private enum Mode { case undecided, plain, gzip, finished }
 
     /// Reads `input`, decompressing it if it is gzip (several concatenated members are read one
-    /// after another, as `gzip -d` does).
-    public init(_ input: any JSONLByteSource) {
+    /// after another, as `gzip -d` does), `chunkBytes` of compressed input at a time.
+    public init(_ input: any JSONLByteSource, chunkBytes: Int = 1 << 18) {
         self.input = input
-        chunk = .allocate(capacity: 1 << 18)
+        chunk = .allocate(capacity: max(2, chunkBytes))
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
     }

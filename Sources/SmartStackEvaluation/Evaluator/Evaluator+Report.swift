@@ -144,6 +144,7 @@ struct ReportBuilder {
         }
         let truthSummary = try summariseTruth()
         table.finish()
+        offPolicy.finish()
         let threads = max(1, options.threads)
         let boot = Bootstrap.run(table, resamples: options.bootstrapResamples, seed: options.seed,
                                  threads: threads, reference: referenceIndex)

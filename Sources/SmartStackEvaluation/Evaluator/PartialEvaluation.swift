@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import SmartStack
 import SmartStackDatasets
 
@@ -163,9 +164,37 @@ extension Evaluator {
     /// - Complexity: O(users × log partials + the bootstrap's resamples × policies × user-days).
     public static func merge(files: [String], name: String? = nil, sources: [String]? = nil,
                              threads: Int = ReplayOptions.availableCores) throws -> EvaluationReport {
-        var readers: [PartialReader] = []
-        for path in files { readers.append(try PartialReader(path: path, threads: threads)) }
+        let readers = try open(files, threads: threads)
         return try merge(readers, name: name, sources: sources, threads: threads)
+    }
+
+    /// Opens every file and reads its first batch of users, on `threads` threads (200 partials
+    /// of one user each are mostly opening and parsing); an error names the first bad file in
+    /// the order given.
+    private static func open(_ files: [String], threads: Int) throws(EvaluationError) -> [PartialReader] {
+        /// A reader is touched by the one thread that opens it, then by the caller alone.
+        struct Opened: @unchecked Sendable { var result: Result<PartialReader, EvaluationError> }
+        let opened = Mutex<[Opened?]>(Array(repeating: nil, count: files.count))
+        let chunks = max(1, min(threads, files.count))
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            let lo = files.count * chunk / chunks, hi = files.count * (chunk + 1) / chunks
+            var local: [Opened] = []
+            for k in lo..<hi {
+                do throws(EvaluationError) {
+                    let reader = try PartialReader(path: files[k], threads: threads)
+                    reader.prefetch()
+                    local.append(Opened(result: .success(reader)))
+                } catch {
+                    local.append(Opened(result: .failure(error)))
+                }
+            }
+            opened.withLock { all in for (j, o) in local.enumerated() { all[lo + j] = o } }
+        }
+        let all = opened.withLock { $0 }
+        var readers: [PartialReader] = []
+        readers.reserveCapacity(files.count)
+        for o in all { readers.append(try o!.result.get()) }
+        return readers
     }
 
     /// The same for partials in memory (each is read back from its bytes, as from a file).

@@ -36,7 +36,9 @@ final class PartialReader {
     /// Opens `path` and reads its header; user lines are parsed on `threads` threads.
     convenience init(path: String, threads: Int = 1) throws(EvaluationError) {
         let source: any JSONLByteSource
-        do { source = GzipByteSource(try JSONLFileSource(path: path)) } catch {
+        // 64 KiB buffers: merge holds one reader per partial open at once, and most partials
+        // are small (one per shard); a longer line grows the line buffer.
+        do { source = GzipByteSource(try JSONLFileSource(path: path), chunkBytes: PartialLines.initialBytes) } catch {
             throw EvaluationError("cannot read partial: \(error)")
         }
         try self.init(source: source, name: path, threads: threads, batchBytes: 1 << 20)
@@ -174,9 +176,11 @@ final class PartialReader {
 
 /// The lines of a byte source, each handed out in place (valid until the next call), in a
 /// buffer that grows to the longest line (a user with many impressions writes a long one).
-private final class PartialLines {
+final class PartialLines {
     /// The longest line accepted: beyond it the file is not a partial.
     private static let maximumLineLength = 1 << 30
+    /// The buffer's first size.
+    static let initialBytes = 1 << 16
     private let source: any JSONLByteSource
     private let file: String
     private var buffer: UnsafeMutableBufferPointer<UInt8>
@@ -188,7 +192,7 @@ private final class PartialLines {
     init(_ source: any JSONLByteSource, file: String) {
         self.source = source
         self.file = file
-        buffer = .allocate(capacity: 1 << 18)
+        buffer = .allocate(capacity: Self.initialBytes)
     }
 
     deinit { buffer.deallocate() }

@@ -194,39 +194,6 @@ struct RoundTerms {
         self.units = units
     }
 
-    /// A round whose target distribution is one-hot on `top` (a policy that shows one widget),
-    /// with the reward model's predictions at `top` and at the logged action, and its bootstrap
-    /// unit.
-    struct OneHotRound {
-        var top: Int
-        var logged: Int
-        var propensity: Double
-        var reward: Double
-        var qTop: Double
-        var qLogged: Double
-        var unit: Int
-    }
-
-    /// The terms of `count` one-hot rounds given one at a time, in order, in O(1) each: the same
-    /// as `LoggedRound`s with a one-hot `targetDistribution`, these predictions and `cluster` the
-    /// unit, would give (nothing is held but the terms).
-    init(oneHotCount count: Int, _ roundAt: (Int) -> OneHotRound) {
-        reserve(count)
-        var clusters: [Int?] = []
-        clusters.reserveCapacity(count)
-        for i in 0..<count {
-            let round = roundAt(i)
-            append(target: round.top == round.logged ? 1 : 0, propensity: round.propensity, reward: round.reward,
-                   qFactual: round.qLogged, direct: round.qTop)
-            if round.propensity == 1 {
-                supportKnown += 1
-                if round.top != round.logged { supportViolations += 1 }
-            }
-            clusters.append(round.unit)
-        }
-        numberUnits(clusters)
-    }
-
     private mutating func reserve(_ n: Int) {
         weight.reserveCapacity(n); targetAtLogged.reserveCapacity(n); reward.reserveCapacity(n)
         qFactual.reserveCapacity(n); direct.reserveCapacity(n)
@@ -264,86 +231,19 @@ struct RoundTerms {
         return total > 0 ? numerator / total : 0
     }
 
-    /// Per-round numerator and (for ratio estimators) denominator: estimate = Σ num / Σ den,
-    /// with den = 1 per round for the mean-type estimators.
-    func terms(for estimator: OffPolicyEstimator) -> (numerator: [Double], denominator: [Double]?) {
-        let n = count
-        func dr(_ effectiveWeight: (Double) -> Double) -> [Double] {
-            (0..<n).map { direct[$0] + effectiveWeight(weight[$0]) * (reward[$0] - qFactual[$0]) }
-        }
-        switch estimator {
-        case .replay:
-            return ((0..<n).map { targetAtLogged[$0] * reward[$0] }, targetAtLogged)
-        case .ips(let clip):
-            let cap = clip ?? .infinity
-            return ((0..<n).map { reward[$0] * min(weight[$0], cap) }, nil)
-        case .snips:
-            return ((0..<n).map { reward[$0] * weight[$0] }, weight)
-        case .directMethod:
-            return (direct, nil)
-        case .doublyRobust(let clip):
-            let cap = clip ?? .infinity
-            return (dr { min($0, cap) }, nil)
-        case .switchDoublyRobust(let tau):
-            return (dr { $0 <= tau ? $0 : 0 }, nil)
-        case .doublyRobustWithShrinkage(let lambda):
-            if lambda == .infinity { return (dr { $0 }, nil) }
-            return (dr { w in w == 0 ? 0 : lambda * w / (w * w + lambda) }, nil)
-        }
+    /// The quantities of round `i` that every estimator's terms are built from.
+    func base(_ i: Int) -> RoundBase {
+        RoundBase(weight: weight[i], target: targetAtLogged[i], reward: reward[i], qFactual: qFactual[i], direct: direct[i])
     }
 
-    var diagnostics: OffPolicyDiagnostics {
-        var sum = 0.0, squares = 0.0, largest = 0.0, zeros = 0
-        for w in weight {
-            sum += w
-            squares += w * w
-            largest = max(largest, w)
-            if w == 0 { zeros += 1 }
-        }
-        let n = Double(count)
-        return OffPolicyDiagnostics(
-            effectiveSampleSize: squares > 0 ? sum * sum / squares : 0,
-            maxWeight: largest,
-            meanWeight: count > 0 ? sum / n : 0,
-            zeroWeightShare: count > 0 ? Double(zeros) / n : 0,
-            zeroSupportShare: supportKnown > 0 ? Double(supportViolations) / n : nil,
-            supportKnownRounds: supportKnown,
-            replayAccepted: targetAtLogged.reduce(0, +))
-    }
-
+    /// Every estimator's value and interval, with the weight diagnostics: the rounds' terms are
+    /// summed per unit as `UnitTerms` reads them, one round at a time.
     func result(estimators: [OffPolicyEstimator], bootstrap: BootstrapOptions, seed: UInt64, threads: Int = 1) -> OffPolicyResult {
-        let n = count
-        let parts = estimators.map { terms(for: $0) }
-        func ratio(_ numerator: Double, _ denominator: Double) -> Double? {
-            denominator > 0 ? numerator / denominator : nil
-        }
-        let values: [Double?] = parts.map { part in
-            guard n > 0 else { return nil }
-            let numerator = part.numerator.reduce(0, +)
-            if let den = part.denominator {
-                // obp: mean(r w / mean(w)) — the same ratio.
-                let denominator = den.reduce(0, +)
-                guard denominator > 0 else { return nil }
-                // A deterministic replay sums exact 0/1 acceptances, like obp.
-                return ratio(numerator, denominator)
-            }
-            return numerator / Double(n)
-        }
-        var intervals = [[Double]?](repeating: nil, count: estimators.count)
-        if bootstrap.samples > 0, n > 0 {
-            let replicates = Self.bootstrapReplicates(parts, rounds: n, units: units, unitCount: unitCount,
-                                                      samples: bootstrap.samples, seed: seed, threads: threads)
-            for e in estimators.indices where values[e] != nil && !replicates[e].isEmpty {
-                let sorted = replicates[e].sorted()
-                intervals[e] = [Self.percentile(sorted, bootstrap.alpha / 2),
-                                Self.percentile(sorted, 1 - bootstrap.alpha / 2)]
-            }
-        }
-        let estimates = estimators.indices.map {
-            OffPolicyEstimate(estimator: estimators[$0], value: values[$0], interval: intervals[$0])
-        }
-        return OffPolicyResult(estimates: estimates, diagnostics: diagnostics, rounds: n,
-                               bootstrap: bootstrap, seed: seed)
+        var sums = UnitTerms(estimators: estimators, clustered: units != nil)
+        for i in 0..<count { sums.add(base(i), unit: units?[i] ?? i) }
+        sums.supportKnown = supportKnown
+        sums.supportViolations = supportViolations
+        return sums.result(bootstrap: bootstrap, seed: seed, threads: threads)
     }
 
     /// Each estimator's value on `samples` resamples (the same resamples for every estimator);
@@ -378,36 +278,51 @@ struct RoundTerms {
         let c = columns.count
         // Unit-major layout so one unit's terms are one contiguous run; with units, a last
         // column counts each unit's rounds (a mean's denominator).
-        let drawsPerResample: Int, width: Int, countColumn: Int?
         var terms: [Double]
         if let units {
-            drawsPerResample = unitCount
-            width = c + 1
-            countColumn = c
-            terms = [Double](repeating: 0, count: unitCount * width)
+            terms = [Double](repeating: 0, count: unitCount * (c + 1))
             for i in 0..<n {
-                let base = units[i] * width
+                let base = units[i] * (c + 1)
                 for (k, column) in columns.enumerated() { terms[base + k] += column[i] }
                 terms[base + c] += 1
             }
         } else {
-            drawsPerResample = n
-            width = c
-            countColumn = nil
             terms = [Double](repeating: 0, count: n * c)
             for (k, column) in columns.enumerated() { for i in 0..<n { terms[i * c + k] = column[i] } }
         }
-        columns = []
-        let g = drawsPerResample
+        return replicates(UnitTable(terms: terms, width: units == nil ? c : c + 1, units: units == nil ? n : unitCount,
+                                    numerator: numerator, denominator: denominator,
+                                    countColumn: units == nil ? nil : c, rounds: n),
+                          samples: samples, seed: seed, threads: threads)
+    }
+
+    /// Each unit's summed terms, one row per unit (`width` columns), and which column holds
+    /// each estimator's numerator, denominator and (with `countColumn`) the unit's rounds.
+    struct UnitTable {
+        var terms: [Double]
+        var width: Int
+        var units: Int
+        var numerator: [Int]
+        var denominator: [Int?]
+        /// The column counting each unit's rounds; `nil`: every unit is one round.
+        var countColumn: Int?
+        var rounds: Int
+    }
+
+    /// Each estimator's value on `samples` resamples of the units of `table` (see
+    /// `bootstrapReplicates`).
+    static func replicates(_ table: UnitTable, samples: Int, seed: UInt64, threads: Int) -> [[Double]] {
+        let g = table.units, width = table.width, n = table.rounds, countColumn = table.countColumn
+        let numerator = table.numerator, denominator = table.denominator
         // Per resample, each estimator's value (`nil` where a ratio is undefined).
-        let e = parts.count
-        let table = terms
+        let e = numerator.count
+        let terms = table.terms
         // Up to 8 columns (the standard estimators' distinct terms and the rounds' count), each
         // unit's terms are one vector: a drawn unit is added in one lanewise multiply and add,
         // the same operations, in the same order, as column by column.
         let packed: [SIMD8<Double>]? = width <= 8 ? (0..<g).map { i in
             var v = SIMD8<Double>.zero
-            for k in 0..<width { v[k] = table[i * width + k] }
+            for k in 0..<width { v[k] = terms[i * width + k] }
             return v
         } : nil
         let store = Mutex<[[Double?]]>(Array(repeating: [], count: samples))
@@ -419,7 +334,7 @@ struct RoundTerms {
             var drawn = [UInt32](repeating: 0, count: g)
             var local: [[Double?]] = []
             local.reserveCapacity(hi - lo)
-            table.withUnsafeBufferPointer { terms in
+            terms.withUnsafeBufferPointer { terms in
                 drawn.withUnsafeMutableBufferPointer { drawn in
                     sums.withUnsafeMutableBufferPointer { acc in
                         for _ in lo..<hi {

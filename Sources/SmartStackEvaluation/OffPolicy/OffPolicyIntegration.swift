@@ -41,6 +41,8 @@ struct OffPolicyIntegration {
     private var actions: [[Int16]]
     /// Each context `stack|local hour` seen, numbered in order of first sight.
     private var contextIndex: [String: Int32] = [:]
+    /// The reward model, fitted by `finish()` once every user is given.
+    private var model: Model?
 
     /// A sample of at most `roundLimit` of `total` impressions, seeded by `seed`.
     init(total: Int, roundLimit: Int, seed: UInt64, policies: Int) {
@@ -52,6 +54,11 @@ struct OffPolicyIntegration {
         needed = min(limit, total)
         remaining = total
         actions = Array(repeating: [], count: policies)
+        // The sample's size is known: its arrays are allocated once.
+        sample.reserveCapacity(needed)
+        contexts.reserveCapacity(needed)
+        userDays.reserveCapacity(needed)
+        for p in actions.indices { actions[p].reserveCapacity(needed) }
     }
 
     /// Impressions given so far.
@@ -62,6 +69,8 @@ struct OffPolicyIntegration {
     /// - Complexity: O(impressions × policies).
     mutating func add(stacks: [String], impressions: [LoggedImpression], actions userActions: [[Int16]]) {
         var days: [Int32: Int32] = [:]
+        // A user's impressions come in time order: most share the previous one's day.
+        var lastDay: (day: Int32, unit: Int32)?
         // This user's context per (stack slot, hour), looked up once each.
         var userContexts = [Int32](repeating: -1, count: stacks.count * 24)
         for (k, imp) in impressions.enumerated() {
@@ -82,13 +91,31 @@ struct OffPolicyIntegration {
                 userContexts[cell] = index
             }
             contexts.append(userContexts[cell])
-            if let d = days[imp.day] { userDays.append(d) } else {
+            if let lastDay, lastDay.day == imp.day {
+                userDays.append(lastDay.unit)
+            } else if let d = days[imp.day] {
+                userDays.append(d)
+                lastDay = (imp.day, d)
+            } else {
                 days[imp.day] = userDayCount
                 userDays.append(userDayCount)
+                lastDay = (imp.day, userDayCount)
                 userDayCount += 1
             }
             for p in actions.indices { actions[p].append(userActions[p][k]) }
         }
+    }
+
+    /// Fits the reward model on the sample, after the last user: every policy's report and
+    /// every paired difference use it.
+    mutating func finish() {
+        model = Model(sample, contexts: contexts, contextCount: contextIndex.count)
+    }
+
+    /// The model `finish()` fitted.
+    private var fitted: Model {
+        guard let model else { preconditionFailure("OffPolicyIntegration.finish() must be called before its reports") }
+        return model
     }
 
     /// ``RewardModel``'s shrunk means (prior strength 5) fitted on every sampled impression,
@@ -100,6 +127,8 @@ struct OffPolicyIntegration {
         private var actionSums: [Double] = [], actionCounts: [Double] = []
         private var cellSums: [Double], cellCounts: [Double]
         private let width: Int
+        /// Every (context, action) cell's prediction, computed once.
+        private var predictions: [Double]
 
         init(_ sample: [LoggedImpression], contexts: [Int32], contextCount: Int) {
             width = Int(sample.lazy.map(\.actionCount).max() ?? 0)
@@ -114,14 +143,21 @@ struct OffPolicyIntegration {
                 actionSums[a] += reward; actionCounts[a] += 1
                 cellSums[cell] += reward; cellCounts[cell] += 1
             }
+            predictions = []   // every property set: `predict` may read them
+            predictions = cellSums.indices.map(predict)
         }
 
         func prediction(context: Int32, action: Int) -> Double {
+            predictions[Int(context) * width + action]
+        }
+
+        /// The prediction of cell `context × width + action`.
+        private func predict(_ cell: Int) -> Double {
             guard count > 0 else { return 0 }
             let m = Self.strength
             let mu = sum / count
+            let action = cell % width
             let muAction = (actionSums[action] + m * mu) / (actionCounts[action] + m)
-            let cell = Int(context) * width + action
             return (cellSums[cell] + m * muAction) / (cellCounts[cell] + m)
         }
     }
@@ -136,7 +172,7 @@ struct OffPolicyIntegration {
     /// - Complexity: O(sample + resamples × user-days × estimators) / threads.
     func report(policy p: Int, resamples: Int, seed: UInt64, threads: Int) -> OffPolicyReport? {
         guard total > 0 else { return nil }
-        let model = Model(sample, contexts: contexts, contextCount: contextIndex.count)
+        let model = fitted
         // The sampled impressions where the policy showed a widget, and how many were engaged.
         var paired: [Int32] = []
         paired.reserveCapacity(sample.count)
@@ -150,17 +186,20 @@ struct OffPolicyIntegration {
         guard !paired.isEmpty else { return nil }
         let rate = engaged / Double(paired.count)
         let note = total > limit ? "a seeded uniform sample of \(limit) of the \(total) logged impressions" : nil
-        let bootstrap = BootstrapOptions(samples: resamples)
-        let terms = RoundTerms(oneHotCount: paired.count) { k in
-            let i = Int(paired[k])
+        // Units are the user-days of the paired rounds, numbered densely in order of first sight.
+        var unitOf = [Int32](repeating: -1, count: Int(userDayCount))
+        var sums = UnitTerms(estimators: OffPolicyEstimator.standard, clustered: true)
+        for k in paired {
+            let i = Int(k)
             let imp = sample[i]
             let top = Int(actions[p][i]), logged = Int(imp.loggedAction)
-            return RoundTerms.OneHotRound(
-                top: top, logged: logged, propensity: imp.propensity, reward: imp.isEngaged ? 1 : 0,
-                qTop: model.prediction(context: contexts[i], action: top),
-                qLogged: model.prediction(context: contexts[i], action: logged), unit: Int(userDays[i]))
+            let day = Int(userDays[i])
+            if unitOf[day] < 0 { unitOf[day] = Int32(sums.unitCount) }
+            sums.addOneHot(top: top, logged: logged, propensity: imp.propensity, reward: imp.isEngaged ? 1 : 0,
+                           qTop: model.prediction(context: contexts[i], action: top),
+                           qLogged: model.prediction(context: contexts[i], action: logged), unit: Int(unitOf[day]))
         }
-        let result = terms.result(estimators: OffPolicyEstimator.standard, bootstrap: bootstrap, seed: seed, threads: threads)
+        let result = sums.result(bootstrap: BootstrapOptions(samples: resamples), seed: seed, threads: threads)
         return OffPolicyReport(impressions: paired.count, loggedRate: rate, estimates: result, note: note)
     }
 
@@ -174,7 +213,7 @@ struct OffPolicyIntegration {
     /// - Complexity: O(sample + resamples × user-days).
     func pairedDoublyRobust(_ a: Int, minus b: Int, resamples: Int, seed: UInt64, level: Double = 0.95)
         -> (difference: Double, interval: ClosedRange<Double>?)? {
-        let model = Model(sample, contexts: contexts, contextCount: contextIndex.count)
+        let model = fitted
         func term(_ imp: LoggedImpression, _ context: Int32, _ action: Int) -> Double {
             let q = model.prediction(context: context, action: action)
             guard action == Int(imp.loggedAction) else { return q }
