@@ -157,3 +157,42 @@ import SmartStack
         #expect(general.diagnostics.supportKnownRounds > 0)
     }
 }
+
+/// Arbitrary per-round terms through the off-policy bootstrap.
+extension RoundTerms {
+    /// The bootstrap replicates of per-round terms given as columns (`parts`: each estimator's
+    /// numerator and, for a ratio, denominator per round), each round its own unit or, with
+    /// `units`, grouped into `unitCount` units: the table `RoundTerms.replicates` reads, built
+    /// with each bit-for-bit distinct column once, as `UnitTerms` builds it.
+    static func bootstrapReplicates(_ parts: [(numerator: [Double], denominator: [Double]?)], rounds n: Int,
+                                    units: [Int]? = nil, unitCount: Int = 0,
+                                    samples: Int, seed: UInt64, threads: Int = 1) -> [[Double]] {
+        var columns: [[Double]] = []
+        func column(_ terms: [Double]) -> Int {
+            if let k = columns.firstIndex(where: { $0.elementsEqual(terms) { $0.bitPattern == $1.bitPattern } }) { return k }
+            columns.append(terms)
+            return columns.count - 1
+        }
+        let numerator = parts.map { column($0.numerator) }
+        let denominator = parts.map { $0.denominator.map(column) }
+        let c = columns.count
+        // Unit-major layout so one unit's terms are one contiguous run; with units, a last
+        // column counts each unit's rounds (a mean's denominator).
+        var terms: [Double]
+        if let units {
+            terms = [Double](repeating: 0, count: unitCount * (c + 1))
+            for i in 0..<n {
+                let base = units[i] * (c + 1)
+                for (k, column) in columns.enumerated() { terms[base + k] += column[i] }
+                terms[base + c] += 1
+            }
+        } else {
+            terms = [Double](repeating: 0, count: n * c)
+            for (k, column) in columns.enumerated() { for i in 0..<n { terms[i * c + k] = column[i] } }
+        }
+        return replicates(UnitTable(terms: terms, width: units == nil ? c : c + 1, units: units == nil ? n : unitCount,
+                                    numerator: numerator, denominator: denominator,
+                                    countColumn: units == nil ? nil : c, rounds: n),
+                          samples: samples, seed: seed, threads: threads)
+    }
+}

@@ -246,56 +246,6 @@ struct RoundTerms {
         return sums.result(bootstrap: bootstrap, seed: seed, threads: threads)
     }
 
-    /// Each estimator's value on `samples` resamples (the same resamples for every estimator);
-    /// resamples where a ratio estimator is undefined are left out.
-    ///
-    /// The unit resampled is the round, or with `units` (each round's unit, dense in
-    /// `0..<unitCount`) the unit: a resample draws `unitCount` units with replacement and takes
-    /// all their rounds, so a mean is the drawn units' sum over their rounds' count. Each unit's
-    /// terms are summed once, in round order, so a resample costs O(units), not O(rounds).
-    ///
-    /// Resample `s` takes draws `s × units ..< (s + 1) × units` of one generator seeded by
-    /// `seed`, so resamples split among threads give the same replicates for any `threads`. A
-    /// resample is summed as each unit's terms times the number of times it was drawn, in unit
-    /// order: the draws only count into a small array, and the terms are then read once, in
-    /// order, instead of at a random place per draw (a table of many rounds does not fit a cache:
-    /// each random read was a miss). Each distinct column of terms is summed once per resample
-    /// (SNIPS's numerator is IPS's, switch-DR's terms are DR's when no weight exceeds its
-    /// threshold, and a mean of rounds needs no denominator: n ones sum to n exactly).
-    ///
-    /// - Complexity: O(n × distinct columns + samples × units × distinct columns) / threads.
-    static func bootstrapReplicates(_ parts: [(numerator: [Double], denominator: [Double]?)], rounds n: Int,
-                                    units: [Int]? = nil, unitCount: Int = 0,
-                                    samples: Int, seed: UInt64, threads: Int = 1) -> [[Double]] {
-        var columns: [[Double]] = []
-        func column(_ terms: [Double]) -> Int {
-            if let k = columns.firstIndex(where: { $0.elementsEqual(terms) { $0.bitPattern == $1.bitPattern } }) { return k }
-            columns.append(terms)
-            return columns.count - 1
-        }
-        let numerator = parts.map { column($0.numerator) }
-        let denominator = parts.map { $0.denominator.map(column) }
-        let c = columns.count
-        // Unit-major layout so one unit's terms are one contiguous run; with units, a last
-        // column counts each unit's rounds (a mean's denominator).
-        var terms: [Double]
-        if let units {
-            terms = [Double](repeating: 0, count: unitCount * (c + 1))
-            for i in 0..<n {
-                let base = units[i] * (c + 1)
-                for (k, column) in columns.enumerated() { terms[base + k] += column[i] }
-                terms[base + c] += 1
-            }
-        } else {
-            terms = [Double](repeating: 0, count: n * c)
-            for (k, column) in columns.enumerated() { for i in 0..<n { terms[i * c + k] = column[i] } }
-        }
-        return replicates(UnitTable(terms: terms, width: units == nil ? c : c + 1, units: units == nil ? n : unitCount,
-                                    numerator: numerator, denominator: denominator,
-                                    countColumn: units == nil ? nil : c, rounds: n),
-                          samples: samples, seed: seed, threads: threads)
-    }
-
     /// Each unit's summed terms, one row per unit (`width` columns), and which column holds
     /// each estimator's numerator, denominator and (with `countColumn`) the unit's rounds.
     struct UnitTable {
@@ -309,8 +259,21 @@ struct RoundTerms {
         var rounds: Int
     }
 
-    /// Each estimator's value on `samples` resamples of the units of `table` (see
-    /// `bootstrapReplicates`).
+    /// Each estimator's value on `samples` resamples of the units of `table` (the same
+    /// resamples for every estimator); resamples where a ratio estimator is undefined are left
+    /// out.
+    ///
+    /// A resample draws `table.units` units with replacement and takes all their rounds, so a
+    /// mean is the drawn units' sum over their rounds' count (`countColumn`; without it every
+    /// unit is one round). Resample `s` takes draws `s × units ..< (s + 1) × units` of one
+    /// generator seeded by `seed`, so resamples split among threads give the same replicates
+    /// for any `threads`. A resample is summed as each unit's terms times the number of times it
+    /// was drawn, in unit order: the draws only count into a small array, and the terms are then
+    /// read once, in order, instead of at a random place per draw (a table of many units does
+    /// not fit a cache: each random read was a miss). Each column is summed once per resample,
+    /// so estimators sharing a column (SNIPS's numerator is IPS's) share its sum.
+    ///
+    /// - Complexity: O(samples × units × columns) / threads.
     static func replicates(_ table: UnitTable, samples: Int, seed: UInt64, threads: Int) -> [[Double]] {
         let g = table.units, width = table.width, n = table.rounds, countColumn = table.countColumn
         let numerator = table.numerator, denominator = table.denominator

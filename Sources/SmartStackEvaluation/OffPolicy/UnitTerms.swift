@@ -145,7 +145,7 @@ struct UnitTerms {
     }
 
     /// Every estimator's value and percentile interval over `bootstrap.samples` resamples of
-    /// the units (see `RoundTerms.bootstrapReplicates`).
+    /// the units (see `RoundTerms.replicates(_:samples:seed:threads:)`).
     func result(bootstrap: BootstrapOptions, seed: UInt64, threads: Int = 1) -> OffPolicyResult {
         let n = rounds
         let values: [Double?] = estimators.indices.map { e in
