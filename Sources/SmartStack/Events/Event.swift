@@ -51,8 +51,9 @@ public enum EventPayload: Sendable, Hashable {
     /// An app came to the foreground.
     case appLaunch(app: String)
     /// A widget was shown on top of a stack; `propensity` is the probability the showing
-    /// policy chose it (0 < p <= 1), `policy` names that policy.
-    case widgetImpression(stack: String, widget: String, propensity: Double?, policy: String?)
+    /// policy chose it (0 < p <= 1), `policy` names that policy. Stored out of line (`indirect`):
+    /// the widest case otherwise sets every event's size, and impressions are a minority.
+    indirect case widgetImpression(stack: String, widget: String, propensity: Double?, policy: String?)
     /// The person tapped a widget.
     case widgetTap(widget: String, stack: String?)
     /// The person rotated a stack by hand from one widget to another.

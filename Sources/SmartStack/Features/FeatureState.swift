@@ -214,33 +214,9 @@ final class FeatureState: Codable {
             wakeClock.activity(at: ts)
         case .location(let lat, let lon, let accuracy):
             guard ts >= visits.newest else { break }
-            // Accuracy 0 is no real fix's: read as not given.
-            let given = accuracy.flatMap { $0 > 0 ? $0 : nil }
-            var c: Int32 = -1
-            var named: Double? = nil
-            if let a = given, a > clusterer.radius, case let held = visits.currentCluster,
-               let (k, p) = clusterer.likeliestPlace(
-                   lat: lat, lon: lon, accuracy: a, current: Int(held),
-                   confidence: held >= 0 ? visits.confidence(at: ts, prior: visitPrior) : 0),
-               p >= Self.coarseFixLevel {
-                // Wider than a place, but more likely than not from this known one: evidence of
-                // being there, as strong as that probability (it moves no centre).
-                c = Int32(k)
-                named = p
-            } else if let a = given, !(a <= clusterer.maximumAccuracy) {
-                // Too coarse to found or move a place; it may still name a known one, or say "left".
-                guard a.isFinite else { break }
-                c = clusterer.nearest(lat: lat, lon: lon, within: clusterer.radius + a).map { Int32($0) } ?? -1
-            } else if let assigned = clusterer.assign(lat: lat, lon: lon, accuracy: given) {
-                while clusterPlaces.count <= assigned {
-                    clusterPlaces.append(internPlace("#\(clusterPlaces.count + 1)", isCluster: true))
-                }
-                c = Int32(assigned)
-            }
-            visits.fix(cluster: c, place: c >= 0 ? clusterPlaces[Int(c)] : -1,
-                       distanceFromVisit: clusterer.distance(fromPlace: Int(visits.cluster), lat: lat, lon: lon),
-                       accuracy: given ?? 0, named: named, radius: clusterer.radius, at: ts, prior: visitPrior,
-                       decay: longClock.weight(at: ts))
+            // The clusterer as an inout argument: a method called on the stored property (or
+            // through a pointer) would first copy it, five arrays retained and released per fix.
+            recordFix(lat: lat, lon: lon, accuracy: accuracy, at: ts, clusterer: &clusterer)
         case .place(let label):
             guard ts >= visits.newest else { break }
             var p = places.index(of: label) ?? -1
@@ -362,6 +338,37 @@ final class FeatureState: Codable {
     private func addRejection(_ w: Int, atSecond second: Int, time ts: Double, weight: Double) {
         bins[WidgetBins.rejections.index(w, CircularTimeKernel.bin(ofSecond: second))] += longClock.weight(at: ts) * weight
         signals[w].rejectionTotal += weight
+    }
+
+    /// Learns from a location fix at `ts` (see `record(at:)`) with the person's clusterer `cl`.
+    private func recordFix(lat: Double, lon: Double, accuracy: Double?, at ts: Double, clusterer cl: inout PlaceClusterer) {
+        // Accuracy 0 is no real fix's: read as not given.
+        let given = accuracy.flatMap { $0 > 0 ? $0 : nil }
+        var c: Int32 = -1
+        var named: Double? = nil
+        if let a = given, a > cl.radius, case let held = visits.currentCluster,
+           let (k, p) = cl.likeliestPlace(
+               lat: lat, lon: lon, accuracy: a, current: Int(held),
+               confidence: held >= 0 ? visits.confidence(at: ts, prior: visitPrior) : 0),
+           p >= Self.coarseFixLevel {
+            // Wider than a place, but more likely than not from this known one: evidence of
+            // being there, as strong as that probability (it moves no centre).
+            c = Int32(k)
+            named = p
+        } else if let a = given, !(a <= cl.maximumAccuracy) {
+            // Too coarse to found or move a place; it may still name a known one, or say "left".
+            guard a.isFinite else { return }
+            c = cl.nearest(lat: lat, lon: lon, within: cl.radius + a).map { Int32($0) } ?? -1
+        } else if let assigned = cl.assign(lat: lat, lon: lon, accuracy: given) {
+            while clusterPlaces.count <= assigned {
+                clusterPlaces.append(internPlace("#\(clusterPlaces.count + 1)", isCluster: true))
+            }
+            c = Int32(assigned)
+        }
+        visits.fix(cluster: c, place: c >= 0 ? clusterPlaces[Int(c)] : -1,
+                   distanceFromVisit: cl.distance(fromPlace: Int(visits.cluster), lat: lat, lon: lon),
+                   accuracy: given ?? 0, named: named, radius: cl.radius, at: ts, prior: visitPrior,
+                   decay: longClock.weight(at: ts))
     }
 
     // MARK: Current context

@@ -66,9 +66,12 @@ struct StackBook {
     /// The stacked widgets an event engages, per stack slot: a launch of a widget's app or a
     /// tap on a widget (only in the tap's own stack when it names one).
     ///
+    /// Takes the event by address: matching on a copy of its payload would retain and release
+    /// the payload's strings for every event of the replay.
+    ///
     /// - Complexity: O(1) expected (one dictionary look-up), no allocation but for named taps.
-    func engagements(of payload: EventPayload) -> Matches {
-        switch payload {
+    func engagements(of event: UnsafePointer<Event>) -> Matches {
+        switch event.pointee.payload {
         case .appLaunch(let app):
             guard let a = apps.index(of: app) else { return [] }
             return byApp[Int(a)]
@@ -83,9 +86,10 @@ struct StackBook {
         }
     }
 
-    func isEngagement(_ payload: EventPayload) -> Bool {
-        switch payload {
-        case .appLaunch, .widgetTap: return !engagements(of: payload).isEmpty
+    /// Whether the event at `event` engages any stacked widget.
+    func isEngagement(_ event: UnsafePointer<Event>) -> Bool {
+        switch event.pointee.payload {
+        case .appLaunch, .widgetTap: return !engagements(of: event).isEmpty
         default: return false
         }
     }

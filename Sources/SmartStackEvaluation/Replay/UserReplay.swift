@@ -77,7 +77,7 @@ struct UserReplay {
         let start = events[k].time.nanosecondsSinceEpoch
         while m < events.count, events[m].time.nanosecondsSinceEpoch <= limit {
             if screenOn, events[m].payload.isScreenOn, events[m].time.nanosecondsSinceEpoch > start { return false }
-            for (s, ws) in book.engagements(of: events[m].payload) where s == slot && ws.contains(widget) { return true }
+            for (s, ws) in book.engagements(of: events.baseAddress! + m) where s == slot && ws.contains(widget) { return true }
             m += 1
         }
         return false
@@ -245,7 +245,7 @@ extension UserReplay {
         @inline(__always)
         func isDecisionPoint(_ instant: Range<Int>) -> Bool {
             guard !book.isEmpty else { return false }
-            return instant.contains { hasScreenOn ? events[$0].payload.isScreenOn : book.isEngagement(events[$0].payload) }
+            return instant.contains { hasScreenOn ? events[$0].payload.isScreenOn : book.isEngagement(events.baseAddress! + $0) }
         }
 
         // MARK: Decide
@@ -440,7 +440,7 @@ extension UserReplay {
         @inline(__always)
         private mutating func attributeEngagement(_ k: Int) {
             let ns = events[k].time.nanosecondsSinceEpoch
-            for (slot, widgets) in book.engagements(of: events[k].payload) {
+            for (slot, widgets) in book.engagements(of: events.baseAddress! + k) {
                 if slot < open.count, var d = open[slot], d.target == nil, ns - d.nanoseconds <= windowNs {
                     d.target = widgets
                     open[slot] = d
