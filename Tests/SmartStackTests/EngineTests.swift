@@ -41,6 +41,29 @@ import SmartStack
         #expect(e.stacks["a"] == [WidgetConfig(id: "y", app: "app.y")])
     }
 
+    @Test("asking for stacks in turn answers each with its own widgets, and an unknown one still fails")
+    func stacksInTurn() throws {
+        var s = Script()
+        s.configure("home", ["mail", "maps"]); s.configure("work", ["docs", "notes", "slides"]); s.configure("none", [])
+        let e = try s.engine()
+        let t = Script.time(day: 1, 9)
+        // The same stack twice, then another, then back: each answer names that stack's widgets.
+        for stack in ["home", "home", "work", "home", "work", "work"] {
+            let ranking = try e.ranking(stack: stack, at: t)
+            #expect(ranking.stack == stack)
+            #expect(Set(ranking.widgets.map(\.widget)) == (stack == "home" ? ["mail", "maps"] : ["docs", "notes", "slides"]))
+        }
+        for unknown in ["Home", "home ", "gym"] {
+            #expect(throws: EngineError(.unknownStack, "unknown stack '\(unknown)' for user 'u' (known: home, none, work)")) {
+                try e.ranking(stack: unknown, at: t)
+            }
+        }
+        // A stack configured without widgets ranks nothing, and the others still answer.
+        #expect(try e.ranking(stack: "none", at: t).widgets.isEmpty)
+        #expect(try e.decide(stack: "none", at: t).top == nil)
+        #expect(try e.ranking(stack: "home", at: t).widgets.count == 2)
+    }
+
     func richScript() -> Script {
         var s = Script()
         s.configure("home", ["mail", "maps", "music", "notes"])

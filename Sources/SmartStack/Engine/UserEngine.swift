@@ -17,8 +17,9 @@ public final class UserEngine {
     /// The policy's name as shown in rankings (`PolicySpec.description` or the scorer's name).
     public let policyName: String
     /// Whether rankings carry reasons (default `true`). Turning it off makes ranking and
-    /// deciding cheaper, e.g. during replay where reasons are not read.
-    public var explainsRankings = true
+    /// deciding cheaper, e.g. during replay where reasons are not read. (Read at every ranking
+    /// without a dynamic exclusivity check: a `UserEngine` is used by one caller at a time.)
+    @exclusivity(unchecked) public var explainsRankings = true
     /// The population prior the policy smooths toward, if one was handed in and the policy takes
     /// it (`contextual` and `bandit` with a positive `population`).
     public var prior: PopulationPrior? { scorer.population?.prior }
@@ -28,6 +29,9 @@ public final class UserEngine {
     let features: FeatureState
     let scorer: Scorer
     let rotation: RotationPolicy
+    /// The stack `stackIndex` found last, `index` -1 before the first. Only this engine's own
+    /// calls touch it, one at a time.
+    @exclusivity(unchecked) private var lastStack: (name: String, index: Int) = ("", -1)
 
     /// An engine running a built-in policy, with its own seeded generator.
     ///
@@ -150,7 +154,13 @@ public final class UserEngine {
     }
 
     func stackIndex(_ name: String) throws(EngineError) -> Int {
+        // A host asks for the same stack again and again: comparing the name with the last one
+        // costs less than hashing it. Stack indices never change (the interner only appends).
+        if lastStack.index >= 0 && name == lastStack.name && features.stackConfigTime[lastStack.index] > FeatureState.never {
+            return lastStack.index
+        }
         if let s = features.stacks.index(of: name), features.stackConfigTime[Int(s)] > FeatureState.never {
+            lastStack = (name, Int(s))
             return Int(s)
         }
         let known = stacks.keys.sorted()

@@ -382,8 +382,9 @@ enum ContextualModel {
             } else {
                 x[i, .hint] = 0
             }
-            let e = raw[i, .timeAllDays]
-            x[i, .feedback] = log((e + 1) / (e + 1 + raw[i, .rejections]))
+            // No rejection: the ratio is exactly 1, its log exactly 0.
+            let e = raw[i, .timeAllDays], rejections = raw[i, .rejections]
+            x[i, .feedback] = rejections == 0 ? 0 : log((e + 1) / (e + 1 + rejections))
             x[i, .awake] = log((raw[i, .awake] + a * p0) / (totals.awake + a) / p0)
             x[i, .hour] = log((raw[i, .hour] + a * p0) / (totals.hour + a) / p0)
         }

@@ -191,6 +191,7 @@ struct SignalMixture: Sendable, Codable, Hashable {
         // Every buffer read and written through pointers: one uniqueness check per array per
         // call, not one per element.
         scratch.withMixtureBuffers(stack: s) { buffers in
+            guard n > 0 else { return }  // an empty stack: nothing to forecast (and no buffer addresses)
             let scores = buffers.scores, experts = buffers.experts, ranks = buffers.ranks
             let baseline = buffers.baseline
             let calibration = buffers.calibration, calibrationCache = buffers.calibrationCache
@@ -216,6 +217,7 @@ struct SignalMixture: Sendable, Codable, Hashable {
                     for k in 0..<m { calibrationCache[(n * B + b) * R + k] = calibration[k] }
                 }
             }
+            precondition(buffers.rankOrders.count >= B * n, "experts: rank orders for \(buffers.rankOrders.count / max(n, 1)) of \(B) rankings")
             for b in 0..<B {
                 if n > R { rankProbabilities(ranked: b, of: n, into: calibration) }
                 if b == 0 {
@@ -225,9 +227,11 @@ struct SignalMixture: Sendable, Codable, Hashable {
                 }
                 // From this expert's last order of the stack: the sorted order is the same from
                 // any start (scores descending, ties by index: a total order without NaN).
-                let rankOrder = UnsafeMutableBufferPointer(rebasing: buffers.rankOrders[(b * n)..<(b * n + n)])
+                // `rankOrders` holds `rankedCount` orders of `n` (`prepareMixture`).
+                let rankOrder = UnsafeMutableBufferPointer(start: buffers.rankOrders.baseAddress! + b * n, count: n)
+                // A NaN score is the only value unequal to itself: one comparison per widget.
                 var comparable = true
-                for i in 0..<n where baseline[i].isNaN { comparable = false }
+                for i in 0..<n { comparable = comparable && baseline[i] == baseline[i] }
                 if !comparable { for i in 0..<n { rankOrder[i] = i } }
                 ScoringScratch.sort(rankOrder, count: n, by: UnsafeBufferPointer(baseline))
                 // This expert's column of `experts` and `ranks`, and its calibration by rank.
@@ -236,8 +240,8 @@ struct SignalMixture: Sendable, Codable, Hashable {
                     let cached = calibrationCache.baseAddress! + (n * B + b) * R
                     for k in 0..<n {
                         let i = rankOrder[k]
-                        rank[i * B] = Int32(truncatingIfNeeded: k)
-                        expert[i * E] = cached[k]
+                        rank[i &* B] = Int32(truncatingIfNeeded: k)
+                        expert[i &* E] = cached[k]
                     }
                 } else {
                     for k in 0..<n {
