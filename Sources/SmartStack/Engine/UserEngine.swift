@@ -156,12 +156,10 @@ public final class UserEngine {
     func stackIndex(_ name: String) throws(EngineError) -> Int {
         // A host asks for the same stack again and again: comparing the name with the last one
         // costs less than hashing it. Stack indices never change (the interner only appends).
-        if lastStack.index >= 0 && name == lastStack.name && features.stackConfigTime[lastStack.index] > FeatureState.never {
-            return lastStack.index
-        }
-        if let s = features.stacks.index(of: name), features.stackConfigTime[Int(s)] > FeatureState.never {
-            lastStack = (name, Int(s))
-            return Int(s)
+        let found = lastStack.index >= 0 && name == lastStack.name ? lastStack.index : features.stacks.index(of: name).map(Int.init)
+        if let s = found, features.stackConfigTime[s] > FeatureState.never {
+            if s != lastStack.index { lastStack = (name, s) }  // one index per name: same index, same name
+            return s
         }
         let known = stacks.keys.sorted()
         throw EngineError(.unknownStack, "unknown stack '\(name)' for user '\(user)' (known: \(known.isEmpty ? "none" : known.joined(separator: ", ")))")

@@ -217,7 +217,7 @@ struct SignalMixture: Sendable, Codable, Hashable {
                     for k in 0..<m { calibrationCache[(n * B + b) * R + k] = calibration[k] }
                 }
             }
-            precondition(buffers.rankOrders.count >= B * n, "experts: rank orders for \(buffers.rankOrders.count / max(n, 1)) of \(B) rankings")
+            precondition(buffers.rankOrders.count >= B * n, "experts: rank orders for \(buffers.rankOrders.count / n) of \(B) rankings")
             for b in 0..<B {
                 if n > R { rankProbabilities(ranked: b, of: n, into: calibration) }
                 if b == 0 {
@@ -246,8 +246,8 @@ struct SignalMixture: Sendable, Codable, Hashable {
                 } else {
                     for k in 0..<n {
                         let i = rankOrder[k]
-                        rank[i * B] = Int32(truncatingIfNeeded: k)
-                        expert[i * E] = calibration[min(k, m - 1)]
+                        rank[i &* B] = Int32(truncatingIfNeeded: k)
+                        expert[i &* E] = calibration[min(k, m - 1)]
                     }
                 }
             }
