@@ -110,7 +110,20 @@ for h in ("launches", "launches-configured-late", "none"):
         assert c["days 4–9"]["hit_at_1"] != full["days 4–9"]["hit_at_1"], "the history made no difference"
 print("learning curve histories smoke: OK")
 PY
-for bad in "--days 0" "--days 3-2" "--days 1-20" "--variant one-day" "--personas bogus"; do
+# A candidate read in place of the default: its own curve, the default's absent.
+python3 Benchmarks/quality/learning_curve.py --smartstack "$bin" --data "$out/data" --personas sequence \
+    --days 1,2-3,4-9 --policy contextual:learning_rate=0 --out "$out/curve-fixed.json" > /dev/null
+python3 - "$out/curve.json" "$out/curve-fixed.json" <<'PY'
+import json, sys
+default, fixed = (json.load(open(p)) for p in sys.argv[1:])
+assert set(fixed["reaches_day"]["sequence"]) == {"contextual:learning_rate=0", "mfu", "mru", "frecency", "time-of-day", "oracle"}, fixed["reaches_day"]
+d, f = default["sequence"]["days 4–9"], fixed["sequence"]["days 4–9"]
+assert f["decisions_with_target"] == d["decisions_with_target"], (f, d)
+assert f["hit_at_1"]["contextual:learning_rate=0"] != d["hit_at_1"]["contextual"], "the candidate read the default's figures"
+assert f["hit_at_1"]["mfu"] == d["hit_at_1"]["mfu"], "a baseline moved with the candidate"
+print("learning curve of a candidate smoke: OK")
+PY
+for bad in "--days 0" "--days 3-2" "--days 1-20" "--variant one-day" "--personas bogus" "--policy bogus"; do
     if msg=$(python3 Benchmarks/quality/learning_curve.py --smartstack "$bin" --data "$out/data" --personas sequence $bad 2>&1); then
         echo "quality smoke: learning_curve.py $bad should have failed" >&2; exit 1
     fi

@@ -13,6 +13,8 @@ counterfactual`); `*` marks a cell where a baseline is higher. The JSON gives th
 and stretch, and under `reaches_day` the day each policy of each persona reaches 0.85 × the
 ceiling and stays there (from the whole set's curve).
 
+`--policy` reads another policy in place of the default (a candidate's parameters, e.g.
+`contextual:learning_rate=0`; with `--smartstack`, another build).
 `--variant` reads another of the persona's sets (`no-screen-on`, `stack-12`, `backfill-7`, ...);
 `--history` replays only part of the days before each stretch (`HISTORY` below: what a host can
 backfill from the system's app-usage history) or none of them, to measure what that history is
@@ -105,6 +107,7 @@ def cut(events, truth, configured, k, history, work):
 
 
 def main():
+    global DEFAULT_POLICY, POLICIES
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", required=True, help="the data/ folder of a run.py run")
     ap.add_argument("--smartstack", default=os.path.join(REPO, ".build", "release", "smartstack"))
@@ -116,10 +119,14 @@ def main():
                     help="what of the days before each stretch is replayed: all of it, the app launches only (a host's "
                          "backfill of the system's usage history), the same with the stacks configured only as the "
                          "stretch begins, or nothing (each stretch scored as the first days)")
+    ap.add_argument("--policy", default=DEFAULT_POLICY,
+                    help="the policy read in place of the default, e.g. contextual:learning_rate=0 (default: %(default)s)")
     ap.add_argument("--measure", default="hit", choices=("hit", "counterfactual"),
                     help="the table's cells: hit@1 ÷ the oracle's (default), or counterfactual engagement ÷ the ceiling")
     ap.add_argument("--out", default=None, help="where the results go (default: <data>/../curve[+variant][-history].json)")
     a = ap.parse_args()
+    DEFAULT_POLICY = a.policy
+    POLICIES = [a.policy, *(b for b in BASELINES if b != a.policy), "oracle"]
     if not os.access(a.smartstack, os.X_OK):
         raise SystemExit("smartstack binary not found at %s: run 'swift build -c release --product smartstack'" % a.smartstack)
     stretches = []
