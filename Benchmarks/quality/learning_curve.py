@@ -46,12 +46,11 @@ from run import BASELINES, DEFAULT_POLICY, PERSONAS, REPO, VARIANTS, run
 # stretch scored as the person's first days).
 HISTORY = {"full": None, "launches": ("stack_config", "app_launch"), "launches-configured-late": ("stack_config", "app_launch"),
            "none": ("stack_config",)}
-POLICIES = [DEFAULT_POLICY, *BASELINES, "oracle"]
-
-
-def by_day(bin_, data, truth):
-    """`smartstack evaluate --by-day --json` of `data`: its `by_day` curve."""
-    cmd = [bin_, "evaluate", data, "--truth", truth, "--policies", ",".join(POLICIES), "--warmup-days", "0",
+def by_day(bin_, data, truth, policy):
+    """`smartstack evaluate --by-day --json` of `data` for `policy`, the baselines and the oracle: its
+    `by_day` curve."""
+    policies = [policy, *(b for b in BASELINES if b != policy), "oracle"]
+    cmd = [bin_, "evaluate", data, "--truth", truth, "--policies", ",".join(policies), "--warmup-days", "0",
            "--bootstrap", "0", "--by-day", "--json", "--quiet"]
     try:
         return json.loads(run(cmd))["by_day"]
@@ -59,8 +58,9 @@ def by_day(bin_, data, truth):
         raise SystemExit(str(e))
 
 
-def pooled(curve, first, last):
-    """Every policy's figures on days `first`...`last` of `curve`, pooled from the days' sums."""
+def pooled(curve, first, last, policy):
+    """Every policy's figures on days `first`...`last` of `curve`, pooled from the days' sums; the
+    ratios are `policy`'s."""
     days = [d for d in curve["days"] if first <= d["day"] <= last]
     if not days:
         return None
@@ -74,8 +74,8 @@ def pooled(curve, first, last):
         cf[p["name"]] = sum(x["counterfactual_sum"] for x in points) / truths if truths else None
     return {"decisions_with_target": targets, "decisions_with_truth": truths, "hit_at_1": hit,
             "counterfactual_engagement": cf, "ceiling": ceiling / truths if truths else None,
-            "oracle_ratio": hit[DEFAULT_POLICY] / hit["oracle"] if hit.get("oracle") else None,
-            "ceiling_ratio": cf[DEFAULT_POLICY] * truths / ceiling if ceiling and cf[DEFAULT_POLICY] is not None else None}
+            "oracle_ratio": hit[policy] / hit["oracle"] if hit.get("oracle") else None,
+            "ceiling_ratio": cf[policy] * truths / ceiling if ceiling and cf[policy] is not None else None}
 
 
 def cut(events, truth, configured, k, history, work):
@@ -107,7 +107,6 @@ def cut(events, truth, configured, k, history, work):
 
 
 def main():
-    global DEFAULT_POLICY, POLICIES
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", required=True, help="the data/ folder of a run.py run")
     ap.add_argument("--smartstack", default=os.path.join(REPO, ".build", "release", "smartstack"))
@@ -125,8 +124,6 @@ def main():
                     help="the table's cells: hit@1 ÷ the oracle's (default), or counterfactual engagement ÷ the ceiling")
     ap.add_argument("--out", default=None, help="where the results go (default: <data>/../curve[+variant][-history].json)")
     a = ap.parse_args()
-    DEFAULT_POLICY = a.policy
-    POLICIES = [a.policy, *(b for b in BASELINES if b != a.policy), "oracle"]
     if not os.access(a.smartstack, os.X_OK):
         raise SystemExit("smartstack binary not found at %s: run 'swift build -c release --product smartstack'" % a.smartstack)
     stretches = []
@@ -178,13 +175,13 @@ def main():
                 k = 0 if a.history == "full" else f - 1
                 if k not in curves:
                     data, ground = names if k == 0 else cut(events, truth, configured, k, a.history, work)
-                    curves[k] = by_day(a.smartstack, data, ground)
+                    curves[k] = by_day(a.smartstack, data, ground, a.policy)
             row = {}
             for f, l in stretches:
-                c = pooled(curves[0 if a.history == "full" else f - 1], f, l)
+                c = pooled(curves[0 if a.history == "full" else f - 1], f, l, a.policy)
                 if c is None or not c["decisions_with_target"]:
                     raise SystemExit("%s: no decision on %s: its people have fewer days" % (persona, label(f, l)))
-                c["baseline_ahead"] = any((figure(c, b) or 0) > (figure(c, DEFAULT_POLICY) or 0) for b in BASELINES)
+                c["baseline_ahead"] = any((figure(c, b) or 0) > (figure(c, a.policy) or 0) for b in BASELINES)
                 row[label(f, l)] = c
             reaches = {p["name"]: p["reaches_day"] for p in curves[0]["policies"]} if 0 in curves else None
             results[persona] = row
@@ -192,7 +189,7 @@ def main():
                 reaches_day[persona] = reaches
             lines.append("| %s | " % persona + " | ".join(
                 ("%.2f" % row[k][key] if row[k][key] is not None else "—") + ("*" if row[k]["baseline_ahead"] else "") for k in row)
-                + " | %s |" % ("—" if reaches is None else (reaches.get(DEFAULT_POLICY) or "never")))
+                + " | %s |" % ("—" if reaches is None else (reaches.get(a.policy) or "never")))
             print(lines[-1], flush=True)
     with open(out_path, "w") as f:
         json.dump(dict(results, reaches_day=reaches_day), f, indent=1)
