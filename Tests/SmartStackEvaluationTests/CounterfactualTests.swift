@@ -88,6 +88,40 @@ import SmartStackDatasets
         #expect(report.warnings.contains { $0.contains("t.truth.jsonl:1: widget 'c' is not in stack 's' of user 'u1'") })
     }
 
+    /// A misspelt field is ignored, as the format says, but not silently: the line without
+    /// intent is measured by its distribution (display lift included), and the report says both,
+    /// the same after a merge of partials. A clean truth file gives no warning.
+    @Test func aMisspeltFieldAndLinesWithoutIntentAreNamedInTheWarnings() throws {
+        let events = [Fixture.config(0, ["a", "b", "c"]), Fixture.screen(10), Fixture.screen(20), Fixture.screen(30)]
+        let clean = [Self.line(10, intent: ["a": 0.3]), Self.line(20, intent: ["a": 0.2]), Self.line(30, intent: ["a": 0.1])]
+        let evaluator = Evaluator(options: Fixture.options(bootstrap: 0))
+        let cleanReport = try evaluator.evaluate(.events(events, name: "x"), policies: [Self.always("a")], truth: try Self.truth(clean))
+        #expect(cleanReport.warnings.isEmpty)
+
+        var misspelt = clean
+        misspelt[1] = misspelt[1].replacingOccurrences(of: #""intent""#, with: #""intnt""#)
+        misspelt[2] = String(misspelt[2].dropLast()) + #","intnt":{},"note":"x","note":"y"}"#
+        let truth = try Self.truth(misspelt)
+        #expect(truth.truth.ignoredFields == [IgnoredTruthField(name: "intnt", lines: 2, firstLine: 2),
+                                               IgnoredTruthField(name: "note", lines: 1, firstLine: 3)])
+        let report = try evaluator.evaluate(.events(events, name: "x"), policies: [Self.always("a")], truth: truth)
+        // Line 2 lost its intent: its distribution (0.2 + 0.05 / 3) is read there.
+        let value = try #require(report.policies[0].metrics[.counterfactualEngagement])
+        #expect(abs(value - (0.3 + (0.2 + 0.05 / 3) + 0.1) / 3) < 1e-12)
+        #expect(report.warnings.contains {
+            $0.hasPrefix("1 of 3 measured decisions have a truth line without intent: their distribution is measured instead")
+        })
+        #expect(report.warnings.contains {
+            $0.hasPrefix("the truth file 't.truth.jsonl' has a field 'intnt' on 2 lines (first: line 2) that the format does not define")
+        })
+        #expect(report.warnings.contains { $0.contains("a field 'note' on 1 line (line 3)") })
+
+        let partial = try evaluator.partial(.events(events, name: "x"), policies: [Self.always("a")], truth: truth)
+        let read = try PartialEvaluation(bytes: partial.encoded(), name: "x.partial")
+        let merged = try Evaluator.merge([read], name: "x", sources: report.dataset.sources, threads: 1)
+        #expect(merged.warnings == report.warnings)
+    }
+
     @Test func aTruthFileOfAnotherDatasetIsRefused() throws {
         let events = [Fixture.config(0, ["a", "b", "c"]), Fixture.screen(10)]
         let truth = try Self.truth([Self.line(10, intent: ["a": 0.5], user: "someone-else")])

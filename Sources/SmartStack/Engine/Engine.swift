@@ -407,9 +407,12 @@ public final class Engine: Sendable {
     /// ask about it; `docs/contract.md`).
     static func checkName(_ name: String, _ argument: String) throws(EngineError) {
         guard !name.isEmpty else { throw EngineError(.invalidArgument, "\(argument) is empty") }
-        if let nul = name.utf8.firstIndex(of: 0) {
-            throw EngineError(.invalidArgument, "\(argument) contains a NUL character at index "
-                + "\(name.utf8.distance(from: name.utf8.startIndex, to: nul)), which a C string cannot carry")
+        // A native string's bytes are scanned in place (most of an answer's argument checks when
+        // walked through the UTF-8 view); a bridged one through its view.
+        let nul = name.utf8.withContiguousStorageIfAvailable { $0.firstIndex(of: 0) }
+            ?? name.utf8.firstIndex(of: 0).map { name.utf8.distance(from: name.utf8.startIndex, to: $0) }
+        if let nul {
+            throw EngineError(.invalidArgument, "\(argument) contains a NUL character at index \(nul), which a C string cannot carry")
         }
     }
 

@@ -188,6 +188,10 @@ public struct GroundTruth: Sendable {
     /// The loaded file's size and CRC-32, `<bytes>:<crc32 in 8 hex digits>` (`nil` when built
     /// from entries): what tells two ground-truth files apart wherever they are.
     public private(set) var fileDigest: String?
+    /// The keys of the lines that are not fields of the format (ignored, as the format says),
+    /// in order of first appearance: a misspelt optional field reads as absent, so a reader
+    /// says so (`smartstack evaluate` warns).
+    public private(set) var ignoredFields: [IgnoredTruthField] = []
 
     /// Builds a ground truth from entries; `source` names them in errors.
     ///
@@ -256,12 +260,18 @@ public struct GroundTruth: Sendable {
         var lineNumber = 0
         var crc = crc32(0, nil, 0)
         var size = 0
+        var ignored = IgnoredTruthField.Tally()
+        var unknownKeys: [String] = []
         func handle(_ line: ArraySlice<UInt8>) throws(GroundTruthError) {
             lineNumber += 1
             var slice = line
             if slice.last == UInt8(ascii: "\r") { slice = slice.dropLast() }
             if slice.allSatisfy({ $0 == 32 || $0 == 9 }) { return }
-            var entry = try GroundTruthFormat.parse(Array(slice), file: path, line: lineNumber)
+            var entry = try GroundTruthFormat.parse(Array(slice), file: path, line: lineNumber, unknownKeys: &unknownKeys)
+            if !unknownKeys.isEmpty {
+                ignored.add(unknownKeys, line: lineNumber)
+                unknownKeys.removeAll(keepingCapacity: true)
+            }
             if let users, !users.contains(entry.user) { return }
             if !includingIntent { entry.intent = nil }
             entries.append(entry)
@@ -294,6 +304,7 @@ public struct GroundTruth: Sendable {
             throw GroundTruthError(file: path, line: 0, field: nil, message: "the ground-truth file has no entries" + which)
         }
         var truth = try GroundTruth(entries: entries, lines: kept, source: path)
+        truth.ignoredFields = ignored.fields
         let hex = String(crc, radix: 16)
         truth.fileDigest = "\(size):" + String(repeating: "0", count: 8 - hex.count) + hex
         return truth
@@ -305,12 +316,20 @@ public struct GroundTruth: Sendable {
     public static func parse(_ text: String, name: String = "<memory>") throws(GroundTruthError) -> GroundTruth {
         var entries: [GroundTruthEntry] = []
         var lines: [Int32] = []
+        var ignored = IgnoredTruthField.Tally()
+        var unknownKeys: [String] = []
         for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             if line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { continue }
-            entries.append(try GroundTruthFormat.parse(Array(line.utf8), file: name, line: i + 1))
+            entries.append(try GroundTruthFormat.parse(Array(line.utf8), file: name, line: i + 1, unknownKeys: &unknownKeys))
             lines.append(Int32(truncatingIfNeeded: i + 1))
+            if !unknownKeys.isEmpty {
+                ignored.add(unknownKeys, line: i + 1)
+                unknownKeys.removeAll(keepingCapacity: true)
+            }
         }
-        return try GroundTruth(entries: entries, lines: lines, source: name)
+        var truth = try GroundTruth(entries: entries, lines: lines, source: name)
+        truth.ignoredFields = ignored.fields
+        return truth
     }
 
     /// The number of entries.
@@ -417,5 +436,41 @@ public struct UserGroundTruth: Sendable {
         }
         guard lo > 0, series.times[lo - 1] >= earliest else { return nil }
         return (series.entries[lo - 1], Int(series.lines[lo - 1]))
+    }
+}
+
+/// A key that lines of a ground-truth file hold and the format does not read (ignored, as the
+/// format says), with how many lines hold it and the first of them.
+public struct IgnoredTruthField: Sendable, Hashable {
+    /// The key as written.
+    public var name: String
+    /// How many lines hold it.
+    public var lines: Int
+    /// The first line (1-based) that holds it.
+    public var firstLine: Int
+
+    /// An ignored key, held by `lines` lines from line `firstLine` on.
+    public init(name: String, lines: Int, firstLine: Int) {
+        self.name = name
+        self.lines = lines
+        self.firstLine = firstLine
+    }
+
+    /// Counts the ignored keys of a file's lines, in order of first appearance.
+    struct Tally {
+        private(set) var fields: [IgnoredTruthField] = []
+        private var position: [String: Int] = [:]
+
+        /// Counts the keys of line `line` (each once per line).
+        mutating func add(_ keys: [String], line: Int) {
+            for (k, key) in keys.enumerated() where !keys[..<k].contains(key) {
+                if let p = position[key] {
+                    fields[p].lines += 1
+                } else {
+                    position[key] = fields.count
+                    fields.append(IgnoredTruthField(name: key, lines: 1, firstLine: line))
+                }
+            }
+        }
     }
 }

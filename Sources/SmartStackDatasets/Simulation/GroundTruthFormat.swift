@@ -47,10 +47,14 @@ enum GroundTruthFormat {
         }
     }
 
-    /// Parses one line (without its newline).
-    static func parse(_ bytes: [UInt8], file: String, line: Int) throws(GroundTruthError) -> GroundTruthEntry {
+    /// Parses one line (without its newline); the keys it does not read (ignored, as the format
+    /// says) are appended to `unknownKeys`.
+    static func parse(_ bytes: [UInt8], file: String, line: Int,
+                      unknownKeys: inout [String]) throws(GroundTruthError) -> GroundTruthEntry {
         var p = Parser(bytes: bytes, file: file, line: line)
-        return try p.entry()
+        let entry = try p.entry()
+        unknownKeys += p.unknownKeys
+        return entry
     }
 
     private struct Parser {
@@ -58,6 +62,8 @@ enum GroundTruthFormat {
         let file: String
         let line: Int
         var i = 0
+        /// The line's keys that are not fields of the format, in order.
+        var unknownKeys: [String] = []
 
         init(bytes: [UInt8], file: String, line: Int) {
             self.bytes = bytes
@@ -166,7 +172,9 @@ enum GroundTruthFormat {
                         }
                         if key == "engaged" { engaged = value; hasEngaged = true } else { shown = value }
                     case "lift": lift = try number(key)
-                    default: try skipValue(key)
+                    default:
+                        try skipValue(key)
+                        unknownKeys.append(key)
                     }
                     guard let c = peek() else { throw fail(nil, "line ends inside the object") }
                     i += 1

@@ -1,4 +1,5 @@
 import SmartStack
+import SmartStackDatasets
 
 extension Evaluator {
     /// The report of replay results sorted by user id (`evaluate`'s last step): each result
@@ -23,6 +24,19 @@ struct TruthFile: Sendable, Hashable {
     var file: PolicyInputFile
     /// Lines (entries) in the file.
     var lines: Int
+    /// The keys of its lines that the format does not define (ignored; the report warns).
+    var ignoredFields: [IgnoredTruthField] = []
+
+    /// The identity and counts of `truth`'s file.
+    init(_ truth: EvaluationTruth) {
+        self.init(file: truth.file, lines: truth.lines, ignoredFields: truth.truth.ignoredFields)
+    }
+
+    init(file: PolicyInputFile, lines: Int, ignoredFields: [IgnoredTruthField] = []) {
+        self.file = file
+        self.lines = lines
+        self.ignoredFields = ignoredFields
+    }
 }
 
 /// Builds a report from users' replay results given one at a time in increasing order of user
@@ -238,6 +252,17 @@ struct ReportBuilder {
         }
         if t.linesOfUnknownStacks > 0 {
             out.append("\(t.linesOfUnknownStacks) lines of the truth file name stacks their user never configured and were skipped")
+        }
+        let withIntent = truthMatches.withIntent
+        if withIntent > 0, withIntent < t.decisionsWithTruth {
+            out.append("\(t.decisionsWithTruth - withIntent) of \(t.decisionsWithTruth) measured decisions have a truth line without intent: "
+                + "their distribution is measured instead, which includes the display lift of what the logging policy showed "
+                + "and so favours policies that pick as it did")
+        }
+        for field in truth?.ignoredFields ?? [] {
+            let lines = field.lines == 1 ? "1 line (line \(field.firstLine))" : "\(field.lines) lines (first: line \(field.firstLine))"
+            out.append("the truth file '\(t.file)' has a field '\(field.name)' on \(lines) that the format does not define; "
+                + "it was ignored (a misspelt optional field reads as absent: a line without intent is measured by its distribution)")
         }
         return out
     }

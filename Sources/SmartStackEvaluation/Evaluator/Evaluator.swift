@@ -62,7 +62,7 @@ public struct Evaluator: Sendable {
         counters.phase.store(2, ordering: .relaxed)
         return try assemble(name: source.name, sources: source.descriptions, scan: replayed.scan, results: replayed.results,
                             policyNames: policies.map(\.name), referenceIndex: referenceIndex,
-                            truth: truth.map { TruthFile(file: $0.file, lines: $0.lines) })
+                            truth: truth.map { TruthFile($0) })
     }
 
     /// Replays every user in parallel; results sorted by user id.

@@ -92,7 +92,14 @@ extension PartialEvaluation {
         w.key("truth")
         if let t = h.truth {
             w.raw("{"); w.key("path", first: true); w.string(t.file.path); w.key("digest"); w.string(t.file.digest)
-            w.key("lines"); w.int(t.lines); w.raw("}")
+            w.key("lines"); w.int(t.lines)
+            if !t.ignoredFields.isEmpty {
+                w.key("ignored_fields"); w.array(t.ignoredFields) { w, field in
+                    w.raw("{"); w.key("name", first: true); w.string(field.name); w.key("lines"); w.int(field.lines)
+                    w.key("first_line"); w.int(field.firstLine); w.raw("}")
+                }
+            }
+            w.raw("}")
         } else {
             w.raw("null")
         }
@@ -150,9 +157,21 @@ extension PartialEvaluation {
             try s.key("path", first: true); let path = try s.string()
             try s.key("digest"); let digest = try s.string()
             try s.key("lines"); let lines = try s.int()
+            var ignored: [IgnoredTruthField] = []
+            if s.takeKey("ignored_fields") {
+                try s.array { (s: inout PartialScanner) throws(EvaluationError) in
+                    try s.expect("{")
+                    try s.key("name", first: true); let name = try s.string()
+                    try s.key("lines"); let count = try s.int()
+                    try s.key("first_line"); let firstLine = try s.int()
+                    try s.expect("}")
+                    guard count > 0, firstLine > 0 else { throw s.failure("an ignored truth field without lines") }
+                    ignored.append(IgnoredTruthField(name: name, lines: count, firstLine: firstLine))
+                }
+            }
             try s.expect("}")
             guard lines >= 0 else { throw s.failure("a negative count of truth lines") }
-            truth = TruthFile(file: PolicyInputFile(path: path, digest: digest), lines: lines)
+            truth = TruthFile(file: PolicyInputFile(path: path, digest: digest), lines: lines, ignoredFields: ignored)
         }
         try s.expect("}")
         try s.end()

@@ -148,7 +148,7 @@ extension Evaluator {
         return PartialEvaluation(name: source.name, sources: source.descriptions,
                                  options: .init(options, reference: reference), policies: policies,
                                  events: replayed.scan.totalEvents, first: replayed.scan.first, last: replayed.scan.last,
-                                 users: replayed.results, truth: truth.map { TruthFile(file: $0.file, lines: $0.lines) })
+                                 users: replayed.results, truth: truth.map { TruthFile($0) })
     }
 
     /// The report of all the partial files' users together: byte-identical to `evaluate` over
