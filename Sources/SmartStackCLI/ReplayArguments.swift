@@ -85,12 +85,33 @@ struct ReplayArguments: Sendable {
     }
 
     /// The source to replay, once every file is known to be readable.
-    static func source(datasets: [String], database: String?) throws(CommandFailure) -> EvaluationSource {
+    static func source(datasets: [String], database: String?, takesDatabase: Bool = true) throws(CommandFailure) -> EvaluationSource {
         for path in datasets + (database.map { [$0] } ?? []) where !FileManager.default.isReadableFile(atPath: path) {
             let exists = FileManager.default.fileExists(atPath: path)
             throw CommandFailure("cannot read dataset '\(path)': \(exists ? "permission denied" : "no such file")")
         }
+        // A file of the other kind would only fail on its first byte; say what it is instead.
+        for path in datasets where fileStarts(path, with: sqliteHeader) {
+            throw CommandFailure("'\(path)' is an SQLite event log, not a JSONL dataset: "
+                + (takesDatabase ? "give it as --db \(path)" : "export its events first (smartstack export --db \(path) > events.jsonl)"))
+        }
+        if let database, !fileStarts(database, with: sqliteHeader), fileStarts(database, with: Array("{".utf8)) {
+            throw CommandFailure("'\(database)' given to --db holds JSONL events, not an SQLite event log: give it as a dataset "
+                + "argument (without --db), or store it first (smartstack ingest \(database) --db events.db)")
+        }
         return database.map { .database($0) } ?? .files(datasets)
+    }
+
+    /// The 16 bytes every SQLite database file begins with.
+    private static let sqliteHeader = Array("SQLite format 3\0".utf8)
+
+    /// Whether the regular file at `path` begins with `prefix` (false when it cannot be read).
+    private static func fileStarts(_ path: String, with prefix: [UInt8]) -> Bool {
+        guard let file = fopen(path, "rb") else { return false }
+        defer { fclose(file) }
+        var head = [UInt8](repeating: 0, count: prefix.count)
+        let n = head.withUnsafeMutableBytes { fread($0.baseAddress, 1, prefix.count, file) }
+        return n == prefix.count && head == prefix
     }
 
     /// The OPTIONS row of `--prior`.

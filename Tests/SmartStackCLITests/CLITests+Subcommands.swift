@@ -155,6 +155,29 @@ extension CLITests {
             #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before)
         }
 
+        /// A log given where a dataset goes, and a dataset given to --db, are named for what they
+        /// are, with the command that reads them, not refused on their first byte.
+        @Test func aLogAsDatasetAndADatasetAsLogAreNamed() throws {
+            let dir = try TemporaryDirectory()
+            defer { dir.cleanUp() }
+            let input = try dir.write("sample.jsonl", sampleJSONL)
+            let db = dir.file("events.db")
+            #expect(runTool(["ingest", input, "--db", db]).status == 0)
+            for command in ["evaluate", "export-decisions"] {
+                let run = runTool([command, db])
+                #expect(run.status == 1)
+                #expect(run.standardError == "Error: '\(db)' is an SQLite event log, not a JSONL dataset: give it as --db \(db)\n")
+                let swapped = runTool([command, "--db", input])
+                #expect(swapped.status == 1)
+                #expect(swapped.standardError.hasPrefix("Error: '\(input)' given to --db holds JSONL events, not an SQLite event log"))
+            }
+            let prior = runTool(["prior", "learn", db, "-o", dir.file("prior.json")])
+            #expect(prior.status == 1)
+            #expect(prior.standardError == "Error: '\(db)' is an SQLite event log, not a JSONL dataset: export its events first "
+                + "(smartstack export --db \(db) > events.jsonl)\n")
+            #expect(!dir.exists("prior.json"))
+        }
+
         @Test func directoryAsDatabaseIsAFailure() throws {
             let dir = try TemporaryDirectory()
             defer { dir.cleanUp() }

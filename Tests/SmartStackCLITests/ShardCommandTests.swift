@@ -85,6 +85,7 @@ import SmartStackDatasets
         #expect(alone.status == 1 && alone.standardError.contains("the dataset has no events"), "\(alone.standardError)")
         let nothing = try directory.write("nothing.jsonl", "")
         let evaluated = runTool(["evaluate", nothing])
-        #expect(evaluated.status == 1 && evaluated.standardError.contains("the dataset has no events"), "\(evaluated.standardError)")
+        #expect(evaluated.status == 1 && evaluated.standardError.contains("the dataset has no events (read: \(nothing))"),
+                "\(evaluated.standardError)")
     }
 }

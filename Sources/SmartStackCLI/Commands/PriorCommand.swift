@@ -111,7 +111,7 @@ public struct PriorCommand: SubcommandProtocol, Hashable {
             output.print("\(inputs[0]): \(prior)")
             return 0
         case .learn:
-            let source = try ReplayArguments.source(datasets: inputs, database: nil)
+            let source = try ReplayArguments.source(datasets: inputs, database: nil, takesDatabase: false)
             let learner = PopulationPriorLearner(minimumPeople: minimumPeople, shrinkage: shrinkage)
             let prior: PopulationPrior, summary: PopulationPriorLearner.Summary
             do { (prior, summary) = try learner.learn(source) } catch let error as EvaluationError {

@@ -143,12 +143,15 @@ struct ReportBuilder {
     ///   off-policy estimators'.
     consuming func report(name: String, sources: [String], events totalEvents: Int, first: EventTime?, last: EventTime?)
         throws(EvaluationError) -> EvaluationReport {
-        guard totalEvents > 0 else { throw EvaluationError("the dataset has no events") }
+        // Which files were read, for the errors that blame the data as a whole.
+        let read = sources.isEmpty ? "" : " (read: " + sources.prefix(3).joined(separator: ", ")
+            + (sources.count > 3 ? ", and \(sources.count - 3) more" : "") + ")"
+        guard totalEvents > 0 else { throw EvaluationError("the dataset has no events" + read) }
         guard evaluated > 0 else {
-            throw EvaluationError("the dataset has no stacks: no user has a stack_config event, so there is no rotation to evaluate")
+            throw EvaluationError("the dataset has no stacks: no user has a stack_config event, so there is no rotation to evaluate" + read)
         }
         guard decisionPoints > 0 else {
-            throw EvaluationError("the dataset has no decision points: no screen_on and no engagement of a stacked widget (a launch of a widget's app or a widget tap) after a stack_config")
+            throw EvaluationError("the dataset has no decision points: no screen_on and no engagement of a stacked widget (a launch of a widget's app or a widget tap) after a stack_config" + read)
         }
         guard table.unitCount > 0 else {
             throw EvaluationError("no decision point falls after the warm-up (\(options.warmupDays) days from each user's first event); lower --warmup-days")
