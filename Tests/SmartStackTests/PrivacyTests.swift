@@ -190,13 +190,19 @@ import Testing
         #expect(bytes.firstRange(of: Array("com.old".utf8)) == nil, "the expired event is overwritten on disk")
     }
 
-    @Test func forgetEraseThroughTheTool() throws {
-        let directory = try StoreTemporaryDirectory()
+    /// The diary log ingested through the tool into `events.db` of `directory`; its path.
+    static func ingestedDiaryLog(in directory: StoreTemporaryDirectory) throws -> String {
         let input = directory.file("log.jsonl")
-        let lines = Self.diaryLog().map { JSONLWriter.line(for: $0) }.joined(separator: "\n") + "\n"
+        let lines = diaryLog().map { JSONLWriter.line(for: $0) }.joined(separator: "\n") + "\n"
         try Data(lines.utf8).write(to: URL(fileURLWithPath: input))
         let db = directory.file("events.db")
         #expect(try ReliabilityCLI.run(["ingest", input, "--db", db], in: directory.path).status == 0)
+        return db
+    }
+
+    @Test func forgetEraseThroughTheTool() throws {
+        let directory = try StoreTemporaryDirectory()
+        let db = try Self.ingestedDiaryLog(in: directory)
         try EventStore(path: db).saveState(user: "cat", key: "model", sequence: 17, blob: [7])
         let run = try ReliabilityCLI.run(["forget", "--db", db, "--app", "com.secret.diary", "--user", "cat"], in: directory.path)
         #expect(run.status == 0, "\(run.error)")
@@ -211,6 +217,23 @@ import Testing
         #expect(try store.count(EventQuery()) == 7)
         let export = try ReliabilityCLI.run(["export", "--db", db], in: directory.path)
         #expect(!export.output.contains("com.secret.diary"))
+    }
+
+    /// A name the log does not hold erases nothing and says so, naming the log's users: a
+    /// misspelt name is not taken for an erasure. A name erased before gives the same note.
+    @Test func forgettingANameTheLogDoesNotHoldSaysSo() throws {
+        let directory = try StoreTemporaryDirectory()
+        let db = try Self.ingestedDiaryLog(in: directory)
+        let count = try EventStore(path: db).count(EventQuery())
+        let run = try ReliabilityCLI.run(["forget", "--db", db, "--user", "kat", "--app", "com.secret.dairy"], in: directory.path)
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.output.hasPrefix("forgot user 'kat': 0 events erased"))
+        #expect(run.error.contains("note: the log holds no events of user 'kat' (its users: ann, bob, cat)"), "\(run.error)")
+        #expect(run.error.contains("note: the log names no app 'com.secret.dairy'"), "\(run.error)")
+        #expect(try EventStore(path: db).count(EventQuery()) == count)
+        // A real erasure gives no note.
+        let real = try ReliabilityCLI.run(["forget", "--db", db, "--user", "cat"], in: directory.path)
+        #expect(real.status == 0 && real.error.isEmpty, "\(real.error)")
     }
 
     @Test(arguments: [

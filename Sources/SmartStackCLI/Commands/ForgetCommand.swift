@@ -31,7 +31,10 @@ public struct ForgetCommand: SubcommandProtocol, Hashable {
         who used it. A widget belongs to an app when a stack_config lists it with that "app".
         Erased content is overwritten on disk, not just unlinked. Give --user and --app as
         many times as needed; each person or app is erased whole (one transaction) or not
-        at all, and an error says which were already erased.
+        at all, and an error says which were already erased. Given together, --user and
+        --app are separate erasures: the app is erased for everyone, not only for that
+        person. A name the log does not hold erases nothing, and a note says so (with the
+        log's users for --user), so that a misspelt name is not taken for an erasure.
 
         USAGE: \(usage)
 
@@ -99,6 +102,12 @@ public struct ForgetCommand: SubcommandProtocol, Hashable {
             }
             done.append("user '\(user)'")
             output.print("forgot user '\(user)': \(counted(erased, "event")) erased, engine state cleared")
+            if erased == 0 {
+                let known = (try? store.users()) ?? []
+                let list = known.isEmpty ? "it holds no events" : "its users: " + known.prefix(10).joined(separator: ", ")
+                    + (known.count > 10 ? ", and \(known.count - 10) more" : "")
+                output.printError("note: the log holds no events of user '\(user)' (\(list)): check the name if you expected some")
+            }
         }
         for app in apps {
             let erasure: AppErasure
@@ -111,6 +120,10 @@ public struct ForgetCommand: SubcommandProtocol, Hashable {
             output.print("forgot app '\(app)': \(counted(erasure.deletedEvents, "event")) erased, "
                 + "its widgets removed from \(counted(erasure.rewrittenStackConfigs, "stack configuration")), "
                 + "engine state of \(counted(erasure.affectedUsers.count, "user")) cleared")
+            if erasure.deletedEvents == 0 && erasure.rewrittenStackConfigs == 0 {
+                output.printError("note: the log names no app '\(app)' (no launch of it, and no widget of it in a stack "
+                    + "configuration): check the id (as in app_launch events and the 'app' of stack_config widgets) if you expected some")
+            }
         }
         return CommandLineTool.exitSuccess
     }
