@@ -210,6 +210,15 @@ smartstack_status smartstack_rank(smartstack_engine *engine, const char *stack, 
                                   int64_t at_unix_ns, int32_t utc_offset_seconds,
                                   char **out_json, size_t *out_length);
 
+/*
+ * smartstack_rank with `explain` as in smartstack_decide: non-zero, the same as smartstack_rank;
+ * zero, no "reasons" keys (the same order and scores, for a host that only needs the order: most
+ * of a ranking's cost is its reasons).
+ */
+smartstack_status smartstack_rank_explained(smartstack_engine *engine, const char *stack, const char *user,
+                                           int64_t at_unix_ns, int32_t utc_offset_seconds, int explain,
+                                           char **out_json, size_t *out_length);
+
 /* Saves every user's state that changed since it was last saved (close does it too). */
 smartstack_status smartstack_flush(smartstack_engine *engine);
 
@@ -223,7 +232,7 @@ smartstack_status smartstack_erase_user(smartstack_engine *engine, const char *u
  */
 smartstack_status smartstack_erase_app(smartstack_engine *engine, const char *app, uint64_t *out_deleted);
 
-/* Releases a buffer this library returned (smartstack_decide, smartstack_rank). NULL is a no-op. */
+/* Releases a buffer this library returned (smartstack_decide, smartstack_rank[_explained]). NULL is a no-op. */
 void smartstack_free(char *buffer);
 
 /*

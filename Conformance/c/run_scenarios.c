@@ -587,7 +587,8 @@ static int step(run *r, const json *s, long index, inexpressible *why, uint64_t 
         const json *explain = field(s, "explain");
         is_decision = !strcmp(call, "decide");
         status = is_decision ? smartstack_decide(r->engine, a.bytes, b.bytes, at, offset, explain ? explain->boolean : 1, &answer, NULL)
-                             : smartstack_rank(r->engine, a.bytes, b.bytes, at, offset, &answer, NULL);
+                             : explain ? smartstack_rank_explained(r->engine, a.bytes, b.bytes, at, offset, explain->boolean, &answer, NULL)
+                                       : smartstack_rank(r->engine, a.bytes, b.bytes, at, offset, &answer, NULL);
     } else if (!strcmp(call, "forget") || !strcmp(call, "erase")) {
         int user = !strcmp(call, "forget");
         if ((*why = name_value(field(s, user ? "user" : "app"), &a))) goto skip;

@@ -135,7 +135,7 @@ class Runner:
         if kind == "decide":
             return e.decide(name(step["stack"]), user=name(step["user"]), at=instant(step["at"]), explain=step.get("explain", True))
         if kind == "rank":
-            return e.rank(name(step["stack"]), user=name(step["user"]), at=instant(step["at"]))
+            return e.rank(name(step["stack"]), user=name(step["user"]), at=instant(step["at"]), explain=step.get("explain", True))
         if kind == "forget":
             return e.erase_user(name(step["user"]))
         if kind == "erase":

@@ -44,8 +44,11 @@ static char *take_name(const uint8_t **data, size_t *size) {
 static void answer(smartstack_engine *engine, const char *stack, const char *user, int64_t at, int32_t offset, int rank) {
     char *json = NULL;
     size_t length = 0;
-    smartstack_status status = rank ? smartstack_rank(engine, stack, user, at, offset, &json, &length)
-                                    : smartstack_decide(engine, stack, user, at, offset, (int)(at & 1), &json, &length);
+    /* Reasons or not: bit 0 of the instant; a ranking through smartstack_rank_explained: bit 1. */
+    smartstack_status status =
+        !rank      ? smartstack_decide(engine, stack, user, at, offset, (int)(at & 1), &json, &length)
+        : (at & 2) ? smartstack_rank_explained(engine, stack, user, at, offset, (int)(at & 1), &json, &length)
+                   : smartstack_rank(engine, stack, user, at, offset, &json, &length);
     check_status(status, engine);
     if (status == SMARTSTACK_OK) {
         require(json != NULL && strlen(json) == length && json[0] == '{' && json[length - 1] == '}', "malformed JSON");

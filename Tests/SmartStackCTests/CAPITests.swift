@@ -69,7 +69,15 @@ import Testing
                 for hours in stride(from: 1, through: 24, by: 1) {
                     let at = last.adding(seconds: Double(hours) * 3600 + 17.25)
                     let c = try Self.text({ smartstack_rank(engine, stack, user, at.nanosecondsSinceEpoch, at.utcOffsetSeconds, $0, $1) }, engine)
-                    #expect(c == RankCommand.json(try swift.ranking(stack: stack, user: user, at: at)))
+                    let ranking = try swift.ranking(stack: stack, user: user, at: at)
+                    #expect(c == RankCommand.json(ranking))
+                    // Without reasons: the same JSON with each widget's reasons left out.
+                    let bare = try Self.text({
+                        smartstack_rank_explained(engine, stack, user, at.nanosecondsSinceEpoch, at.utcOffsetSeconds, 0, $0, $1)
+                    }, engine)
+                    var unexplained = ranking
+                    for k in unexplained.widgets.indices { unexplained.widgets[k].reasons = [] }
+                    #expect(bare == RankCommand.json(unexplained).replacing(#","reasons":[]"#, with: ""))
                     compared += 1
                 }
             }

@@ -253,6 +253,18 @@ static void test_decide_and_rank(void) {
     CHECK(ranking && strncmp(ranking, ranking_head, strlen(ranking_head)) == 0 && strstr(ranking, "\"reasons\":[")
               && !strstr(ranking, "\"top\""),
           "ranking: %s", ranking ? ranking : "(null)");
+    /* With explain 0: the same ranking up to the reasons, which are left out. */
+    char *explained = NULL, *bare = NULL;
+    OK(smartstack_rank_explained(engine, "home", "me", T0 + 5 * MINUTE, EST, 1, &explained, NULL), engine);
+    CHECK(explained && ranking && strcmp(explained, ranking) == 0, "rank_explained with explain 1 differs from rank: %s",
+          explained ? explained : "(null)");
+    size_t bare_length = 0;
+    OK(smartstack_rank_explained(engine, "home", "me", T0 + 5 * MINUTE, EST, 0, &bare, &bare_length), engine);
+    CHECK(bare && strncmp(bare, ranking_head, strlen(ranking_head)) == 0 && !strstr(bare, "reasons")
+              && bare_length == strlen(bare) && bare_length < strlen(ranking),
+          "ranking without reasons: %s", bare ? bare : "(null)");
+    smartstack_free(bare);
+    smartstack_free(explained);
     smartstack_free(ranking);
 
     json = (char *)"untouched";

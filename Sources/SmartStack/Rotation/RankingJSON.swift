@@ -44,11 +44,13 @@ package struct RankingJSON: ~Copyable {
     }
 
     /// ``string(_:)`` in memory from `malloc`, NUL-terminated, for a C caller to release with
-    /// `free`; and its length without the NUL. The ranking is used up: its widgets are moved
-    /// out as they are written (read as owned values, their strings need no retaining).
-    package static func cString(_ ranking: consuming Ranking) -> (text: UnsafeMutablePointer<CChar>, length: Int) {
+    /// `free`; and its length without the NUL; without `reasons` keys unless `explained`. The
+    /// ranking is used up: its widgets are moved out as they are written (read as owned values,
+    /// their strings need no retaining).
+    package static func cString(_ ranking: consuming Ranking,
+                                explained: Bool = true) -> (text: UnsafeMutablePointer<CChar>, length: Int) {
         var json = RankingJSON()
-        json.write(&ranking, decision: nil, explained: true)
+        json.write(&ranking, decision: nil, explained: explained)
         return json.cString()
     }
 

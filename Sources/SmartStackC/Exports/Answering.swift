@@ -49,8 +49,16 @@ public func smartstack_rank(_ engine: OpaquePointer?, _ stack: UnsafePointer<CCh
                             _ atUnixNanoseconds: Int64, _ utcOffsetSeconds: Int32,
                             _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                             _ outLength: UnsafeMutablePointer<Int>?) -> smartstack_status {
+    smartstack_rank_explained(engine, stack, user, atUnixNanoseconds, utcOffsetSeconds, 1, outJSON, outLength)
+}
+
+@c @implementation
+public func smartstack_rank_explained(_ engine: OpaquePointer?, _ stack: UnsafePointer<CChar>?, _ user: UnsafePointer<CChar>?,
+                                      _ atUnixNanoseconds: Int64, _ utcOffsetSeconds: Int32, _ explain: Int32,
+                                      _ outJSON: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                      _ outLength: UnsafeMutablePointer<Int>?) -> smartstack_status {
     answer(engine, stack, user, atUnixNanoseconds, utcOffsetSeconds, outJSON, outLength) { engine, stack, user, time in
-        RankingJSON.cString(try engine.ranking(stack: stack, user: user, at: time))
+        RankingJSON.cString(try engine.ranking(stack: stack, user: user, at: time, explained: explain != 0), explained: explain != 0)
     }
 }
 

@@ -123,7 +123,7 @@ struct SwiftDoor {
             return .answer(top: decision.top, order: decision.ranking.widgets.map(\.widget), rotated: decision.didRotate)
         case "rank":
             let ranking = try engine.ranking(stack: try Conformance.name(step["stack"]), user: try Conformance.name(step["user"]),
-                                             at: try Self.instant(step["at"]))
+                                             at: try Self.instant(step["at"]), explained: step["explain"]?.bool ?? true)
             return .answer(top: ranking.widgets.first?.widget, order: ranking.widgets.map(\.widget), rotated: nil)
         case "forget": return .deleted(try engine.erase(user: try Conformance.name(step["user"])))
         case "erase": return .deleted(try engine.erase(app: try Conformance.name(step["app"])).deletedEvents)

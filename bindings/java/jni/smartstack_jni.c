@@ -172,8 +172,9 @@ JNIEXPORT jlongArray JNICALL Java_org_smartstack_SmartStack_record(JNIEnv *env, 
     return counts;
 }
 
-/* decide (explain 0 or 1) or, with explain -1, rank. */
-static jbyteArray answer(JNIEnv *env, jlong handle, jbyteArray stack, jbyteArray user, jlong at, jint offset, int explain) {
+/* decide, or with `rank` set, rank; each with reasons when `explain` is non-zero. */
+static jbyteArray answer(JNIEnv *env, jlong handle, jbyteArray stack, jbyteArray user, jlong at, jint offset, int rank,
+                         int explain) {
     c_string s, u;
     jbyteArray result = NULL;
     if (c_string_init(env, stack, &s)) {
@@ -181,8 +182,8 @@ static jbyteArray answer(JNIEnv *env, jlong handle, jbyteArray stack, jbyteArray
             char *json = NULL;
             size_t length = 0;
             smartstack_status status =
-                explain < 0 ? smartstack_rank(ENGINE(handle), s.text, u.text, at, offset, &json, &length)
-                            : smartstack_decide(ENGINE(handle), s.text, u.text, at, offset, explain, &json, &length);
+                rank ? smartstack_rank_explained(ENGINE(handle), s.text, u.text, at, offset, explain, &json, &length)
+                     : smartstack_decide(ENGINE(handle), s.text, u.text, at, offset, explain, &json, &length);
             if (check(env, status, ENGINE(handle))) result = new_bytes(env, json, length);
             smartstack_free(json);
             c_string_free(&u);
@@ -195,13 +196,13 @@ static jbyteArray answer(JNIEnv *env, jlong handle, jbyteArray stack, jbyteArray
 JNIEXPORT jbyteArray JNICALL Java_org_smartstack_SmartStack_decide(JNIEnv *env, jclass type, jlong handle, jbyteArray stack,
                                                                     jbyteArray user, jlong at, jint offset, jboolean explain) {
     (void)type;
-    return answer(env, handle, stack, user, at, offset, explain ? 1 : 0);
+    return answer(env, handle, stack, user, at, offset, 0, explain ? 1 : 0);
 }
 
 JNIEXPORT jbyteArray JNICALL Java_org_smartstack_SmartStack_rank(JNIEnv *env, jclass type, jlong handle, jbyteArray stack,
-                                                                  jbyteArray user, jlong at, jint offset) {
+                                                                  jbyteArray user, jlong at, jint offset, jboolean explain) {
     (void)type;
-    return answer(env, handle, stack, user, at, offset, -1);
+    return answer(env, handle, stack, user, at, offset, 1, explain ? 1 : 0);
 }
 
 static jlong erase(JNIEnv *env, jlong handle, jbyteArray name,

@@ -48,6 +48,14 @@ public final class LauncherHostTest {
         }
     }
 
+    /** Each widget's id, score and eligibility, in the order of a ranking's JSON. */
+    private static List<String> widgetFields(String json) {
+        List<String> fields = new ArrayList<>();
+        Matcher m = Pattern.compile("\\{\"widget\":(\"[^\"]*\",\"score\":[^,]+,\"eligible\":(true|false))").matcher(json);
+        while (m.find()) fields.add(m.group(1));
+        return fields;
+    }
+
     private static String launch(OffsetDateTime at, String app, String id) {
         return "{\"time\":\"" + SmartStack.time(at) + "\",\"type\":\"app_launch\",\"user\":\"me\",\"id\":\"" + id + "\",\"app\":\"" + app + "\"}\n";
     }
@@ -97,8 +105,13 @@ public final class LauncherHostTest {
             check("music".equals(evening.top) && evening.rotated, "Monday evening's top is " + evening.top + ", expected music");
             String bare = engine.decideJson("home", "me", monday.plusDays(7).withHour(18).withMinute(26), false);
             check(bare.contains("\"top\":\"music\"") && !bare.contains("reasons"), "decision without reasons: " + bare);
-            check(engine.rankJson("home", "me", monday.plusDays(7).withHour(8)).startsWith(
-                      "{\"stack\":\"home\",\"user\":\"me\",\"at\":\"2026-03-09T08:00:00-05:00\""), "rank JSON");
+            String ranked = engine.rankJson("home", "me", monday.plusDays(7).withHour(8));
+            check(ranked.startsWith("{\"stack\":\"home\",\"user\":\"me\",\"at\":\"2026-03-09T08:00:00-05:00\"")
+                  && ranked.contains("\"reasons\""), "rank JSON");
+            // Without reasons: the same widgets, scores and eligibility in the same order, no "reasons" key.
+            String rankedBare = engine.rankJson("home", "me", monday.plusDays(7).withHour(8), false);
+            check(!rankedBare.contains("reasons") && widgetFields(rankedBare).equals(widgetFields(ranked))
+                  && widgetFields(ranked).size() == 3, "rank without reasons: " + rankedBare);
 
             // What a host meets when something is wrong.
             expectFailure(Status.UNKNOWN_STACK, "unknown stack 'gym'", () -> engine.decide("gym", "me", monday));

@@ -325,12 +325,15 @@ class Engine:
         at_ns, offset = _instant(at)
         return self._answer(self._lib.smartstack_decide, stack_text, user_text, at_ns, offset, 1 if explain else 0)
 
-    def rank(self, stack: str, *, user: str = "default", at: datetime) -> Ranking:
-        """The ranking of `stack` at `at` with each widget's reasons; changes nothing."""
+    def rank(self, stack: str, *, user: str = "default", at: datetime, explain: bool = True) -> Ranking:
+        """The ranking of `stack` at `at` with each widget's reasons (none when `explain` is
+        False: the same order and scores, for a host that only needs the order); changes
+        nothing."""
         self._open()
         stack_text, user_text = _text(stack, "stack"), _text(user, "user")
         at_ns, offset = _instant(at)
-        raw = _parse(self._answer(self._lib.smartstack_rank, stack_text, user_text, at_ns, offset))
+        raw = _parse(self._answer(self._lib.smartstack_rank_explained, stack_text, user_text, at_ns, offset,
+                                  1 if explain else 0))
         return Ranking(stack=raw["stack"], user=raw["user"], at=at, policy=raw["policy"],
                        widgets=_widgets(raw["ranking"]))
 

@@ -74,6 +74,8 @@ def _declare(lib: ctypes.CDLL) -> ctypes.CDLL:
         "smartstack_decide_packed": (status, [engine, text, text, c_int64, c_int32, c_int, POINTER(c_void_p)]),
         "smartstack_free_decision": (None, [c_void_p]),
         "smartstack_rank": (status, [engine, text, text, c_int64, c_int32, POINTER(c_void_p), POINTER(c_size_t)]),
+        "smartstack_rank_explained": (
+            status, [engine, text, text, c_int64, c_int32, c_int, POINTER(c_void_p), POINTER(c_size_t)]),
         "smartstack_flush": (status, [engine]),
         "smartstack_erase_user": (status, [engine, text, POINTER(c_uint64)]),
         "smartstack_erase_app": (status, [engine, text, POINTER(c_uint64)]),

@@ -108,6 +108,17 @@ def test_decide_without_explanation_is_the_same_decision(engine):
     assert all(w.reasons for w in explained.widgets)
 
 
+def test_rank_without_explanation_is_the_same_ranking(engine):
+    engine.record(launches())
+    at = MONDAY + timedelta(days=5, minutes=4)
+    explained = engine.rank("home", user="me", at=at)
+    bare = engine.rank("home", user="me", at=at, explain=False)
+    assert [(w.widget, w.score, w.eligible) for w in bare.widgets] == \
+        [(w.widget, w.score, w.eligible) for w in explained.widgets]
+    assert all(w.reasons == () for w in bare.widgets)
+    assert all(w.reasons for w in explained.widgets)
+
+
 def _exactly(packed, expected):
     """The same value of the same type; floats bit for bit (a JSON null is None)."""
     if isinstance(expected, (list, tuple)):

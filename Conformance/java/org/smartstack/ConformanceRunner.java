@@ -229,7 +229,8 @@ public final class ConformanceRunner {
                                                           !Boolean.FALSE.equals(s.get("explain"))));
                     break;
                 case "rank":
-                    result = Json.parse(engine.rankJson(text(s.get("stack"), -1), text(s.get("user"), -1), instant(s.get("at"))));
+                    result = Json.parse(engine.rankJson(text(s.get("stack"), -1), text(s.get("user"), -1), instant(s.get("at")),
+                                                        !Boolean.FALSE.equals(s.get("explain"))));
                     break;
                 case "forget":
                     result = engine.eraseUser(text(s.get("user"), -1));

@@ -161,9 +161,17 @@ public final class SmartStack implements AutoCloseable {
 
     /** The ranking of {@code stack} at {@code at}, with reasons, as JSON; changes nothing. */
     public String rankJson(String stack, String user, OffsetDateTime at) throws SmartStackException {
+        return rankJson(stack, user, at, true);
+    }
+
+    /**
+     * The ranking as JSON (see smartstack_rank_explained in smartstack.h); without reasons when
+     * {@code explain} is false: the same order and scores, for a host that only needs the order.
+     */
+    public String rankJson(String stack, String user, OffsetDateTime at, boolean explain) throws SmartStackException {
         ensureOpen();
         byte[] stackBytes = utf8(stack, "stack"), userBytes = utf8(user, "user");
-        return new String(rank(handle, stackBytes, userBytes, nanos(at), offset(at)), StandardCharsets.UTF_8);
+        return new String(rank(handle, stackBytes, userBytes, nanos(at), offset(at), explain), StandardCharsets.UTF_8);
     }
 
     /** Erases every event and all state of {@code user}; returns the number of events deleted. */
@@ -264,8 +272,8 @@ public final class SmartStack implements AutoCloseable {
     private static native long[] record(long handle, byte[] jsonl) throws SmartStackException;
     private static native byte[] decide(long handle, byte[] stack, byte[] user, long atUnixNanos, int utcOffsetSeconds,
                                         boolean explain) throws SmartStackException;
-    private static native byte[] rank(long handle, byte[] stack, byte[] user, long atUnixNanos, int utcOffsetSeconds)
-        throws SmartStackException;
+    private static native byte[] rank(long handle, byte[] stack, byte[] user, long atUnixNanos, int utcOffsetSeconds,
+                                      boolean explain) throws SmartStackException;
     private static native long eraseUser(long handle, byte[] user) throws SmartStackException;
     private static native long eraseApp(long handle, byte[] app) throws SmartStackException;
 }
