@@ -95,7 +95,7 @@ struct ReplayArguments: Sendable {
             throw CommandFailure("'\(path)' is an SQLite event log, not a JSONL dataset: "
                 + (takesDatabase ? "give it as --db \(path)" : "export its events first (smartstack export --db \(path) > events.jsonl)"))
         }
-        if let database, !fileStarts(database, with: sqliteHeader), fileStarts(database, with: Array("{".utf8)) {
+        if let database, fileStarts(database, with: Array("{".utf8)) {
             throw CommandFailure("'\(database)' given to --db holds JSONL events, not an SQLite event log: give it as a dataset "
                 + "argument (without --db), or store it first (smartstack ingest \(database) --db events.db)")
         }
@@ -103,10 +103,10 @@ struct ReplayArguments: Sendable {
     }
 
     /// The 16 bytes every SQLite database file begins with.
-    private static let sqliteHeader = Array("SQLite format 3\0".utf8)
+    static let sqliteHeader = Array("SQLite format 3\0".utf8)
 
     /// Whether the regular file at `path` begins with `prefix` (false when it cannot be read).
-    private static func fileStarts(_ path: String, with prefix: [UInt8]) -> Bool {
+    static func fileStarts(_ path: String, with prefix: [UInt8]) -> Bool {
         guard let file = fopen(path, "rb") else { return false }
         defer { fclose(file) }
         var head = [UInt8](repeating: 0, count: prefix.count)

@@ -269,12 +269,9 @@ public struct IngestCommand: SubcommandProtocol, Hashable {
             throw CommandFailure("'\(input)' is the database given by --db: ingest reads JSONL events into it "
                 + "(give the .jsonl file as input)")
         }
-        if let handle = FileHandle(forReadingAtPath: input) {
-            defer { try? handle.close() }
-            if let head = try? handle.read(upToCount: 16), Array(head) == Array("SQLite format 3\0".utf8) {
-                throw CommandFailure("'\(input)' is an SQLite database, not JSONL events; to copy a log's events into "
-                    + "another: smartstack export --db \(input) | smartstack ingest - --db \(database)")
-            }
+        if ReplayArguments.fileStarts(input, with: ReplayArguments.sqliteHeader) {
+            throw CommandFailure("'\(input)' is an SQLite database, not JSONL events; to copy a log's events into "
+                + "another: smartstack export --db \(input) | smartstack ingest - --db \(database)")
         }
     }
 }

@@ -261,17 +261,12 @@ public struct GroundTruth: Sendable {
         var crc = crc32(0, nil, 0)
         var size = 0
         var ignored = IgnoredTruthField.Tally()
-        var unknownKeys: [String] = []
         func handle(_ line: ArraySlice<UInt8>) throws(GroundTruthError) {
             lineNumber += 1
             var slice = line
             if slice.last == UInt8(ascii: "\r") { slice = slice.dropLast() }
             if slice.allSatisfy({ $0 == 32 || $0 == 9 }) { return }
-            var entry = try GroundTruthFormat.parse(Array(slice), file: path, line: lineNumber, unknownKeys: &unknownKeys)
-            if !unknownKeys.isEmpty {
-                ignored.add(unknownKeys, line: lineNumber)
-                unknownKeys.removeAll(keepingCapacity: true)
-            }
+            var entry = try GroundTruthFormat.parse(Array(slice), file: path, line: lineNumber, ignored: &ignored)
             if let users, !users.contains(entry.user) { return }
             if !includingIntent { entry.intent = nil }
             entries.append(entry)
@@ -317,15 +312,10 @@ public struct GroundTruth: Sendable {
         var entries: [GroundTruthEntry] = []
         var lines: [Int32] = []
         var ignored = IgnoredTruthField.Tally()
-        var unknownKeys: [String] = []
         for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             if line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { continue }
-            entries.append(try GroundTruthFormat.parse(Array(line.utf8), file: name, line: i + 1, unknownKeys: &unknownKeys))
+            entries.append(try GroundTruthFormat.parse(Array(line.utf8), file: name, line: i + 1, ignored: &ignored))
             lines.append(Int32(truncatingIfNeeded: i + 1))
-            if !unknownKeys.isEmpty {
-                ignored.add(unknownKeys, line: i + 1)
-                unknownKeys.removeAll(keepingCapacity: true)
-            }
         }
         var truth = try GroundTruth(entries: entries, lines: lines, source: name)
         truth.ignoredFields = ignored.fields

@@ -48,12 +48,12 @@ enum GroundTruthFormat {
     }
 
     /// Parses one line (without its newline); the keys it does not read (ignored, as the format
-    /// says) are appended to `unknownKeys`.
+    /// says) are counted in `ignored`.
     static func parse(_ bytes: [UInt8], file: String, line: Int,
-                      unknownKeys: inout [String]) throws(GroundTruthError) -> GroundTruthEntry {
+                      ignored: inout IgnoredTruthField.Tally) throws(GroundTruthError) -> GroundTruthEntry {
         var p = Parser(bytes: bytes, file: file, line: line)
         let entry = try p.entry()
-        unknownKeys += p.unknownKeys
+        ignored.add(p.unknownKeys, line: line)
         return entry
     }
 

@@ -26,16 +26,12 @@ struct TruthFile: Sendable, Hashable {
     var lines: Int
     /// The keys of its lines that the format does not define (ignored; the report warns).
     var ignoredFields: [IgnoredTruthField] = []
+}
 
+extension TruthFile {
     /// The identity and counts of `truth`'s file.
     init(_ truth: EvaluationTruth) {
         self.init(file: truth.file, lines: truth.lines, ignoredFields: truth.truth.ignoredFields)
-    }
-
-    init(file: PolicyInputFile, lines: Int, ignoredFields: [IgnoredTruthField] = []) {
-        self.file = file
-        self.lines = lines
-        self.ignoredFields = ignoredFields
     }
 }
 
